@@ -1,0 +1,1 @@
+//! BeamMCP: a Model Context Protocol server core in the OTP style.

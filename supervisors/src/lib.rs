@@ -1,0 +1,1 @@
+//! OTP-style supervision on `ractor`.
