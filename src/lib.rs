@@ -1,2 +1,52 @@
 //! BeamMCP: a Model Context Protocol server core in the OTP style.
+//!
+//! A host hands this crate a [`Catalog`] of tools, resources and prompts and one
+//! [`Dispatch`] function, and gets a hardened MCP server on stdio, dual-era
+//! (2026-07-28 and 2025-11-25). The crate holds no tools, no domain and no policy: it decides
+//! what a well-formed request is and refuses one that is not.
+//!
+//! ```
+//! use beam_mcp::{Carrier, Catalog, Served, Server, ServerConfig, ToolOutput, ToolSpec};
+//! use serde_json::json;
+//!
+//! # tokio_test_block_on(async {
+//! let catalog = Catalog::new().tool(
+//!     ToolSpec::new("get_weather", "Read the current weather for a place.").input_schema(json!({
+//!         "type": "object",
+//!         "properties": {"place": {"type": "string"}},
+//!         "required": ["place"]
+//!     })),
+//! );
+//! let server = Server::new(ServerConfig::new(catalog).dispatch(|call: beam_mcp::ToolCall| async move {
+//!     let place = call.arguments.get("place").and_then(|v| v.as_str()).unwrap_or("?").to_owned();
+//!     Ok(ToolOutput::text(format!("12°C in {place}")))
+//! }))?;
+//! let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather","arguments":{"place":"Oslo"}}}"#;
+//! let Served::Reply(reply) = server.serve(frame, Carrier::Stdio).await else { unreachable!() };
+//! let answer: serde_json::Value = serde_json::from_slice(reply.bytes()).unwrap();
+//! assert_eq!(answer["result"]["content"][0]["text"], "12°C in Oslo");
+//! # Ok::<(), beam_mcp::ConfigError>(())
+//! # }).unwrap();
+//! # fn tokio_test_block_on<F: std::future::Future>(f: F) -> F::Output {
+//! #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+//! # }
+//! ```
+#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
+
+pub mod catalog;
+mod dispatch;
+mod error;
+pub mod protocol;
 pub mod schema;
+mod server;
+pub mod transport;
+
+pub use catalog::validated::HeaderFaults;
+pub use catalog::{Catalog, ToolSpec};
+pub use dispatch::{CallContext, Carrier, Dispatch, ToolCall, ToolError, ToolOutput};
+pub use error::{ConfigError, HeaderFault};
+pub use schema::Arguments;
+pub use server::{Pending, Reply, Served, Server, ServerConfig, Step, DEFAULT_PAGE_SIZE};
+
+/// A boxed, sendable future: what the host callbacks return.
+pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'static>>;

@@ -1,0 +1,115 @@
+//! The catalog contract: what a host offers (tools, resources, prompts) and the reader and
+//! renderer behind the last two.
+//!
+//! A [`Catalog`] is plain data plus two optional callbacks. [`crate::Server::new`] validates it
+//! once, at startup, and refuses a bad one with a [`crate::ConfigError`] naming the item:
+//! a repeated tool name, uri, template or prompt; a schema keyword outside the supported
+//! subset; a forbidden `x-mcp-header` annotation; a template with an unsupported expression;
+//! resources or prompts listed with no reader or renderer.
+
+mod prompt;
+mod resource;
+mod template;
+mod tool;
+pub(crate) mod validated;
+
+pub use prompt::{
+    PromptArgument, PromptMessage, PromptRenderer, PromptSpec, RenderError, RenderedPrompt, Role,
+};
+pub use resource::{
+    ReadError, ResourceBody, ResourceContents, ResourceEntry, ResourceReader, ResourceSpec,
+    ResourceTemplateSpec,
+};
+pub use template::TemplateError;
+pub use tool::{CommandClass, Mode, ToolSpec};
+
+use prompt::SharedRenderer;
+use resource::SharedReader;
+use std::fmt;
+use std::sync::Arc;
+
+/// What a host offers: tools, resources and templates in one list, prompts, and the reader and
+/// renderer that serve the last two.
+///
+/// ```
+/// use beam_mcp::catalog::{Catalog, ToolSpec};
+/// let catalog = Catalog::new().tool(ToolSpec::new("ping_host", "Ping a host."));
+/// assert_eq!(catalog.tools().len(), 1);
+/// ```
+#[derive(Clone, Default)]
+pub struct Catalog {
+    pub(crate) tools: Vec<ToolSpec>,
+    pub(crate) resources: Vec<ResourceEntry>,
+    pub(crate) prompts: Vec<PromptSpec>,
+    pub(crate) reader: Option<SharedReader>,
+    pub(crate) renderer: Option<SharedRenderer>,
+}
+
+impl fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Catalog")
+            .field("tools", &self.tools)
+            .field("resources", &self.resources)
+            .field("prompts", &self.prompts)
+            .field("reader", &self.reader.is_some())
+            .field("renderer", &self.renderer.is_some())
+            .finish()
+    }
+}
+
+impl Catalog {
+    /// An empty catalog.
+    pub fn new() -> Self {
+        Catalog::default()
+    }
+
+    /// Adds a tool.
+    #[must_use]
+    pub fn tool(mut self, tool: ToolSpec) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Adds a resource or a resource template.
+    #[must_use]
+    pub fn resource(mut self, entry: impl Into<ResourceEntry>) -> Self {
+        self.resources.push(entry.into());
+        self
+    }
+
+    /// Adds a prompt.
+    #[must_use]
+    pub fn prompt(mut self, prompt: PromptSpec) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Sets the reader behind `resources/read`. Required when any resource is listed.
+    #[must_use]
+    pub fn reader(mut self, reader: impl ResourceReader) -> Self {
+        self.reader = Some(Arc::new(reader));
+        self
+    }
+
+    /// Sets the renderer behind `prompts/get`. Required when any prompt is listed.
+    #[must_use]
+    pub fn renderer(mut self, renderer: impl PromptRenderer) -> Self {
+        self.renderer = Some(Arc::new(renderer));
+        self
+    }
+
+    /// The tools, in declaration order.
+    pub fn tools(&self) -> &[ToolSpec] {
+        &self.tools
+    }
+
+    /// The resources and templates, in declaration order.
+    pub fn resources(&self) -> &[ResourceEntry] {
+        &self.resources
+    }
+
+    /// The prompts, in declaration order.
+    pub fn prompts(&self) -> &[PromptSpec] {
+        &self.prompts
+    }
+}

@@ -1,0 +1,226 @@
+//! Resources, resource templates, and the one reader that serves both.
+
+use crate::BoxFuture;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+/// A concrete resource, listed by `resources/list`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceSpec {
+    pub(crate) uri: String,
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) mime_type: Option<String>,
+}
+
+impl ResourceSpec {
+    /// A resource with a uri and a name.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        ResourceSpec {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+        }
+    }
+    /// Sets the title.
+    #[must_use]
+    pub fn title(mut self, t: impl Into<String>) -> Self {
+        self.title = Some(t.into());
+        self
+    }
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, d: impl Into<String>) -> Self {
+        self.description = Some(d.into());
+        self
+    }
+    /// Sets the MIME type.
+    #[must_use]
+    pub fn mime_type(mut self, m: impl Into<String>) -> Self {
+        self.mime_type = Some(m.into());
+        self
+    }
+    /// The uri.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+    /// The name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// A family of resources named by an RFC 6570 template, listed by `resources/templates/list`.
+///
+/// Only `{var}` (one non-empty path segment) and `{+var}` (across segments) are supported; any
+/// other expression, or a bare brace, is refused by [`crate::Server::new`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceTemplateSpec {
+    pub(crate) uri_template: String,
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) mime_type: Option<String>,
+}
+
+impl ResourceTemplateSpec {
+    /// A template with a uri template and a name.
+    pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
+        ResourceTemplateSpec {
+            uri_template: uri_template.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+        }
+    }
+    /// Sets the title.
+    #[must_use]
+    pub fn title(mut self, t: impl Into<String>) -> Self {
+        self.title = Some(t.into());
+        self
+    }
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, d: impl Into<String>) -> Self {
+        self.description = Some(d.into());
+        self
+    }
+    /// Sets the MIME type.
+    #[must_use]
+    pub fn mime_type(mut self, m: impl Into<String>) -> Self {
+        self.mime_type = Some(m.into());
+        self
+    }
+    /// The uri template.
+    pub fn uri_template(&self) -> &str {
+        &self.uri_template
+    }
+    /// The name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// One entry of the catalog's resources list: a resource or a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResourceEntry {
+    /// A concrete resource.
+    Resource(ResourceSpec),
+    /// A resource template.
+    Template(ResourceTemplateSpec),
+}
+
+impl From<ResourceSpec> for ResourceEntry {
+    fn from(r: ResourceSpec) -> Self {
+        ResourceEntry::Resource(r)
+    }
+}
+
+impl From<ResourceTemplateSpec> for ResourceEntry {
+    fn from(t: ResourceTemplateSpec) -> Self {
+        ResourceEntry::Template(t)
+    }
+}
+
+/// What a read returns for one uri: text, or raw bytes (sent base64-encoded).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceContents {
+    pub(crate) uri: String,
+    pub(crate) mime_type: Option<String>,
+    pub(crate) body: ResourceBody,
+}
+
+/// The body of [`ResourceContents`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResourceBody {
+    /// UTF-8 text.
+    Text(String),
+    /// Raw bytes; base64 on the wire.
+    Blob(Vec<u8>),
+}
+
+impl ResourceContents {
+    /// Text contents.
+    pub fn text(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        ResourceContents {
+            uri: uri.into(),
+            mime_type: None,
+            body: ResourceBody::Text(text.into()),
+        }
+    }
+    /// Binary contents.
+    pub fn blob(uri: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
+        ResourceContents {
+            uri: uri.into(),
+            mime_type: None,
+            body: ResourceBody::Blob(bytes.into()),
+        }
+    }
+    /// Sets the MIME type.
+    #[must_use]
+    pub fn mime_type(mut self, m: impl Into<String>) -> Self {
+        self.mime_type = Some(m.into());
+        self
+    }
+    /// The uri.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+    /// The body.
+    pub fn body(&self) -> &ResourceBody {
+        &self.body
+    }
+}
+
+/// A host's refusal to read a resource. The reason travels to the client as error data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadError {
+    reason: String,
+}
+
+impl ReadError {
+    /// A refusal with a reason the client may see.
+    pub fn new(reason: impl Into<String>) -> Self {
+        ReadError {
+            reason: reason.into(),
+        }
+    }
+    /// The reason.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "resource read refused: {}", self.reason)
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// The one reader behind `resources/read`.
+///
+/// It is only ever called with a uri the catalog lists or one of its templates matches: every
+/// other uri is refused as not found before the reader runs.
+pub trait ResourceReader: Send + Sync + 'static {
+    /// Reads `uri`.
+    fn read(&self, uri: &str) -> BoxFuture<Result<Vec<ResourceContents>, ReadError>>;
+}
+
+impl<F, Fut> ResourceReader for F
+where
+    F: Fn(String) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Vec<ResourceContents>, ReadError>> + Send + 'static,
+{
+    fn read(&self, uri: &str) -> BoxFuture<Result<Vec<ResourceContents>, ReadError>> {
+        Box::pin(self(uri.to_owned()))
+    }
+}
+
+pub(crate) type SharedReader = Arc<dyn ResourceReader>;

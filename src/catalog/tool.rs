@@ -1,0 +1,142 @@
+//! The tool declaration a host hands the server.
+
+use serde_json::Value;
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+/// What a tool does to its environment, as the host classifies it.
+///
+/// Advertised to clients as the `readOnlyHint` tool annotation. A hint, never a guarantee:
+/// this crate enforces no mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// The tool only reads.
+    ReadOnly,
+    /// The tool may change its environment.
+    ReadWrite,
+}
+
+/// The host's own class for a tool (`observe`, `act`, or any label it uses).
+///
+/// Not sent on the wire: it groups tools in the connectome. This crate attaches no policy to it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CommandClass(Cow<'static, str>);
+
+impl CommandClass {
+    /// A tool that observes and reports.
+    pub const OBSERVE: CommandClass = CommandClass(Cow::Borrowed("observe"));
+    /// A tool that acts on something.
+    pub const ACT: CommandClass = CommandClass(Cow::Borrowed("act"));
+
+    /// Any other label.
+    pub fn new(label: impl Into<Cow<'static, str>>) -> Self {
+        CommandClass(label.into())
+    }
+
+    /// The label.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for CommandClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One tool: what `tools/list` advertises and what `tools/call` enforces, from one source.
+///
+/// ```
+/// use beam_mcp::catalog::{CommandClass, Mode, ToolSpec};
+/// use serde_json::json;
+/// let tool = ToolSpec::new("get_weather", "Read the current weather for a place.")
+///     .command_class(CommandClass::OBSERVE)
+///     .mode(Mode::ReadOnly)
+///     .input_schema(json!({
+///         "type": "object",
+///         "properties": {"place": {"type": "string"}},
+///         "required": ["place"],
+///         "additionalProperties": false
+///     }));
+/// assert_eq!(tool.name(), "get_weather");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    pub(crate) name: Arc<str>,
+    pub(crate) title: Option<String>,
+    pub(crate) description: String,
+    pub(crate) command_class: CommandClass,
+    pub(crate) mode: Mode,
+    pub(crate) input_schema: Option<Value>,
+}
+
+impl ToolSpec {
+    /// A tool with a name and a description; class `act`, mode read-write, no arguments.
+    pub fn new(name: impl Into<Arc<str>>, description: impl Into<String>) -> Self {
+        ToolSpec {
+            name: name.into(),
+            title: None,
+            description: description.into(),
+            command_class: CommandClass::ACT,
+            mode: Mode::ReadWrite,
+            input_schema: None,
+        }
+    }
+
+    /// Sets the human-readable title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the host's class for the tool.
+    #[must_use]
+    pub fn command_class(mut self, class: CommandClass) -> Self {
+        self.command_class = class;
+        self
+    }
+
+    /// Sets the mode.
+    #[must_use]
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Sets the JSON Schema of the arguments (the supported subset; see [`crate::schema`]).
+    /// Without one, the tool takes no arguments: it advertises an open empty object and is
+    /// dispatched empty [`crate::schema::Arguments`] whatever the client sent.
+    #[must_use]
+    pub fn input_schema(mut self, schema: Value) -> Self {
+        self.input_schema = Some(schema);
+        self
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tool's description.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The host's class.
+    pub fn class(&self) -> &CommandClass {
+        &self.command_class
+    }
+
+    /// The mode.
+    pub fn tool_mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The declared input schema, if any.
+    pub fn schema(&self) -> Option<&Value> {
+        self.input_schema.as_ref()
+    }
+}

@@ -1,0 +1,388 @@
+//! The catalog as the server holds it: validated once at startup, sorted, schemas compiled,
+//! and every `tools/list` entry rendered in advance.
+
+use super::template::UriTemplate;
+use super::{
+    Catalog, Mode, PromptSpec, ResourceSpec, ResourceTemplateSpec, SharedReader, SharedRenderer,
+    ToolSpec,
+};
+use crate::error::{ConfigError, HeaderFault};
+use crate::schema::{JsonType, Schema};
+use serde_json::{json, Map, Value};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// How a forbidden `x-mcp-header` annotation is treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HeaderFaults {
+    /// [`crate::Server::new`] refuses the catalog (the default).
+    #[default]
+    RefuseAtStartup,
+    /// The server starts; every call to the faulty tool is refused as an internal error
+    /// (-32603, HTTP 500) with the diagnosis logged and never sent, until the schema is fixed.
+    RefuseCalls,
+}
+
+#[derive(Debug)]
+pub(crate) struct ToolEntry {
+    pub(crate) spec: ToolSpec,
+    pub(crate) schema: Schema,
+    pub(crate) advertised: Value,
+    pub(crate) header_fault: Option<HeaderFault>,
+    /// Top-level properties carrying `x-mcp-header`: (header name, property name).
+    pub(crate) headers: Vec<(String, Arc<str>)>,
+}
+
+#[derive(Debug)]
+pub(crate) struct PromptEntry {
+    pub(crate) spec: PromptSpec,
+    pub(crate) schema: Schema,
+    pub(crate) advertised: Value,
+}
+
+#[derive(Debug)]
+pub(crate) struct TemplateEntry {
+    pub(crate) spec: ResourceTemplateSpec,
+    pub(crate) template: UriTemplate,
+    pub(crate) advertised: Value,
+}
+
+#[derive(Debug)]
+pub(crate) struct ResourceEntryV {
+    pub(crate) spec: ResourceSpec,
+    pub(crate) advertised: Value,
+}
+
+pub(crate) struct ValidatedCatalog {
+    /// Sorted by name.
+    pub(crate) tools: Vec<ToolEntry>,
+    /// Sorted by uri.
+    pub(crate) resources: Vec<ResourceEntryV>,
+    /// Sorted by uri template.
+    pub(crate) templates: Vec<TemplateEntry>,
+    /// Sorted by name.
+    pub(crate) prompts: Vec<PromptEntry>,
+    pub(crate) reader: Option<SharedReader>,
+    pub(crate) renderer: Option<SharedRenderer>,
+}
+
+impl std::fmt::Debug for ValidatedCatalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ValidatedCatalog")
+            .field("tools", &self.tools.len())
+            .field("resources", &self.resources.len())
+            .field("templates", &self.templates.len())
+            .field("prompts", &self.prompts.len())
+            .finish()
+    }
+}
+
+impl ValidatedCatalog {
+    pub(crate) fn tool(&self, name: &str) -> Option<&ToolEntry> {
+        self.tools
+            .binary_search_by(|t| t.spec.name().cmp(name))
+            .ok()
+            .map(|i| &self.tools[i])
+    }
+
+    pub(crate) fn prompt(&self, name: &str) -> Option<&PromptEntry> {
+        self.prompts
+            .binary_search_by(|p| p.spec.name.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.prompts[i])
+    }
+
+    /// Whether `uri` is listed or matched by a listed template: the only uris the reader sees.
+    pub(crate) fn is_readable(&self, uri: &str) -> bool {
+        self.resources
+            .binary_search_by(|r| r.spec.uri.as_str().cmp(uri))
+            .is_ok()
+            || self.templates.iter().any(|t| t.template.matches(uri))
+    }
+
+    pub(crate) fn build(
+        catalog: Catalog,
+        header_faults: HeaderFaults,
+    ) -> Result<Self, ConfigError> {
+        let Catalog {
+            tools,
+            resources,
+            prompts,
+            reader,
+            renderer,
+        } = catalog;
+
+        let mut seen = HashSet::new();
+        let mut tool_entries = Vec::with_capacity(tools.len());
+        for spec in tools {
+            if !seen.insert(spec.name.clone()) {
+                return Err(ConfigError::DuplicateTool {
+                    name: spec.name.to_string(),
+                });
+            }
+            tool_entries.push(tool_entry(spec, header_faults)?);
+        }
+        tool_entries.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
+
+        let mut res = Vec::new();
+        let mut templates = Vec::new();
+        let mut uris = HashSet::new();
+        for entry in resources {
+            match entry {
+                super::ResourceEntry::Resource(spec) => {
+                    if !uris.insert(spec.uri.clone()) {
+                        return Err(ConfigError::DuplicateResource { uri: spec.uri });
+                    }
+                    let advertised = resource_value(&spec);
+                    res.push(ResourceEntryV { spec, advertised });
+                }
+                super::ResourceEntry::Template(spec) => {
+                    if !uris.insert(spec.uri_template.clone()) {
+                        return Err(ConfigError::DuplicateResource {
+                            uri: spec.uri_template,
+                        });
+                    }
+                    let template = UriTemplate::parse(&spec.uri_template).map_err(|source| {
+                        ConfigError::Template {
+                            uri_template: spec.uri_template.clone(),
+                            source,
+                        }
+                    })?;
+                    let advertised = template_value(&spec);
+                    templates.push(TemplateEntry {
+                        spec,
+                        template,
+                        advertised,
+                    });
+                }
+            }
+        }
+        res.sort_by(|a, b| a.spec.uri.cmp(&b.spec.uri));
+        templates.sort_by(|a, b| a.spec.uri_template.cmp(&b.spec.uri_template));
+        if (!res.is_empty() || !templates.is_empty()) && reader.is_none() {
+            return Err(ConfigError::MissingReader);
+        }
+
+        let mut names = HashSet::new();
+        let mut prompt_entries = Vec::with_capacity(prompts.len());
+        for spec in prompts {
+            if !names.insert(spec.name.clone()) {
+                return Err(ConfigError::DuplicatePrompt { name: spec.name });
+            }
+            let mut args = HashSet::new();
+            for a in &spec.arguments {
+                if !args.insert(a.name.as_str()) {
+                    return Err(ConfigError::DuplicatePromptArgument {
+                        prompt: spec.name.clone(),
+                        argument: a.name.clone(),
+                    });
+                }
+            }
+            let schema = Schema::compile(&spec.argument_schema()).map_err(|source| {
+                ConfigError::PromptSchema {
+                    prompt: spec.name.clone(),
+                    source,
+                }
+            })?;
+            let advertised = prompt_value(&spec);
+            prompt_entries.push(PromptEntry {
+                spec,
+                schema,
+                advertised,
+            });
+        }
+        prompt_entries.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
+        if !prompt_entries.is_empty() && renderer.is_none() {
+            return Err(ConfigError::MissingRenderer);
+        }
+
+        Ok(ValidatedCatalog {
+            tools: tool_entries,
+            resources: res,
+            templates,
+            prompts: prompt_entries,
+            reader,
+            renderer,
+        })
+    }
+}
+
+/// Tool names the specification recommends: 1 to 128 of `A-Z a-z 0-9 _ - .`. Anything else
+/// could not travel in an `Mcp-Name` header unencoded, so it is refused rather than guessed at.
+fn valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+fn tool_entry(spec: ToolSpec, header_faults: HeaderFaults) -> Result<ToolEntry, ConfigError> {
+    if !valid_tool_name(&spec.name) {
+        return Err(ConfigError::ToolName {
+            name: spec.name.to_string(),
+        });
+    }
+    let schema = match &spec.input_schema {
+        None => Schema::open_object(),
+        Some(raw) => {
+            let schema = Schema::compile(raw).map_err(|source| ConfigError::ToolSchema {
+                tool: spec.name.to_string(),
+                source,
+            })?;
+            if !schema.is_object_root() {
+                return Err(ConfigError::SchemaRootNotObject {
+                    tool: spec.name.to_string(),
+                });
+            }
+            schema
+        }
+    };
+    let (headers, fault) = match header_annotations(&schema) {
+        Ok(h) => (h, None),
+        Err(fault) => match header_faults {
+            HeaderFaults::RefuseAtStartup => {
+                return Err(ConfigError::McpHeader {
+                    tool: spec.name.to_string(),
+                    fault,
+                })
+            }
+            HeaderFaults::RefuseCalls => (Vec::new(), Some(fault)),
+        },
+    };
+    let advertised = tool_value(&spec, &schema);
+    Ok(ToolEntry {
+        spec,
+        schema,
+        advertised,
+        header_fault: fault,
+        headers,
+    })
+}
+
+/// HTTP token characters (RFC 9110 `tchar`): what a header name may be made of.
+fn is_token(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+fn header_annotations(schema: &Schema) -> Result<Vec<(String, Arc<str>)>, HeaderFault> {
+    if let Some(pointer) = nested_header(schema.raw(), "", 0) {
+        return Err(HeaderFault::NotTopLevel { pointer });
+    }
+    let mut out: Vec<(String, Arc<str>)> = Vec::new();
+    for (prop, info) in schema.properties() {
+        let Some(raw) = info.mcp_header() else {
+            continue;
+        };
+        let Some(name) = raw.as_str().filter(|n| is_token(n)) else {
+            return Err(HeaderFault::InvalidName {
+                property: prop.to_string(),
+            });
+        };
+        let types = info.types();
+        let primitive = types.len() == 1
+            && matches!(
+                types[0],
+                JsonType::Integer | JsonType::String | JsonType::Boolean
+            );
+        if !types.is_empty() && !primitive {
+            return Err(HeaderFault::NotPrimitive {
+                property: prop.to_string(),
+            });
+        }
+        if out.iter().any(|(h, _)| h.eq_ignore_ascii_case(name)) {
+            return Err(HeaderFault::Duplicate {
+                header: name.to_string(),
+            });
+        }
+        out.push((name.to_string(), prop.clone()));
+    }
+    Ok(out)
+}
+
+/// Finds an `x-mcp-header` anywhere but on a top-level property.
+fn nested_header(v: &Value, pointer: &str, depth: usize) -> Option<String> {
+    let obj = v.as_object()?;
+    for (k, child) in obj {
+        let here = format!("{pointer}/{}", k.replace('~', "~0").replace('/', "~1"));
+        let top_level_property = depth == 2 && pointer.starts_with("/properties/");
+        if k == "x-mcp-header" && !top_level_property {
+            return Some(here);
+        }
+        let annotation_data = matches!(k.as_str(), "default" | "examples" | "const" | "enum");
+        if child.is_object() && !annotation_data {
+            if let Some(p) = nested_header(child, &here, depth + 1) {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+fn tool_value(spec: &ToolSpec, schema: &Schema) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), Value::String(spec.name.to_string()));
+    if let Some(t) = &spec.title {
+        m.insert("title".into(), Value::String(t.clone()));
+    }
+    m.insert(
+        "description".into(),
+        Value::String(spec.description.clone()),
+    );
+    m.insert("inputSchema".into(), schema.raw().clone());
+    m.insert(
+        "annotations".into(),
+        json!({ "readOnlyHint": matches!(spec.mode, Mode::ReadOnly) }),
+    );
+    Value::Object(m)
+}
+
+fn insert_opt(m: &mut Map<String, Value>, key: &str, v: &Option<String>) {
+    if let Some(v) = v {
+        m.insert(key.into(), Value::String(v.clone()));
+    }
+}
+
+fn resource_value(spec: &ResourceSpec) -> Value {
+    let mut m = Map::new();
+    m.insert("uri".into(), Value::String(spec.uri.clone()));
+    m.insert("name".into(), Value::String(spec.name.clone()));
+    insert_opt(&mut m, "title", &spec.title);
+    insert_opt(&mut m, "description", &spec.description);
+    insert_opt(&mut m, "mimeType", &spec.mime_type);
+    Value::Object(m)
+}
+
+fn template_value(spec: &ResourceTemplateSpec) -> Value {
+    let mut m = Map::new();
+    m.insert(
+        "uriTemplate".into(),
+        Value::String(spec.uri_template.clone()),
+    );
+    m.insert("name".into(), Value::String(spec.name.clone()));
+    insert_opt(&mut m, "title", &spec.title);
+    insert_opt(&mut m, "description", &spec.description);
+    insert_opt(&mut m, "mimeType", &spec.mime_type);
+    Value::Object(m)
+}
+
+fn prompt_value(spec: &PromptSpec) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), Value::String(spec.name.clone()));
+    insert_opt(&mut m, "title", &spec.title);
+    insert_opt(&mut m, "description", &spec.description);
+    let args: Vec<Value> = spec
+        .arguments
+        .iter()
+        .map(|a| {
+            let mut am = Map::new();
+            am.insert("name".into(), Value::String(a.name.clone()));
+            insert_opt(&mut am, "description", &a.description);
+            am.insert("required".into(), Value::Bool(a.required));
+            Value::Object(am)
+        })
+        .collect();
+    m.insert("arguments".into(), Value::Array(args));
+    Value::Object(m)
+}

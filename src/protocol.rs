@@ -1,0 +1,19 @@
+//! The sans-IO protocol core: JSON-RPC 2.0 framing, the nesting pre-scan, protocol revisions,
+//! error codes and the result envelope of each revision.
+//!
+//! Nothing here does IO, spawns a task or knows a transport: every item is a function from
+//! values (bytes, JSON) to values. The transports in [`crate::transport`] feed frames in and
+//! write what comes out.
+
+mod depth;
+mod envelope;
+mod error;
+mod jsonrpc;
+mod revision;
+
+pub use depth::{exceeds_depth, MAX_DEPTH};
+pub(crate) use envelope::Envelope;
+pub use envelope::{CacheScope, ServerInfo};
+pub use error::{codes, RpcError};
+pub use jsonrpc::{decode, encode_error, encode_result, FrameError, Incoming, RequestId};
+pub use revision::{Revision, UnknownRevision};

@@ -1,0 +1,115 @@
+//! JSON-RPC error objects and the codes MCP gives them.
+
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::fmt;
+
+/// The error codes this server answers with.
+pub mod codes {
+    /// The message is not valid JSON.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// The message is JSON but not a valid request (a batch, nesting past the bound, a
+    /// missing `method`, an oversized line...).
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// The method is not served at the request's revision.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// The parameters are invalid: unknown tool, invalid arguments, malformed `_meta`...
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// The server failed: a host fault, a misconfigured schema, an overloaded pool.
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// A resource is not found (2025-11-25; 2026-07-28 uses [`INVALID_PARAMS`]).
+    pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// HTTP headers disagree with the body, or a required header is missing or malformed.
+    pub const HEADER_MISMATCH: i64 = -32020;
+    /// A request needs a client capability the request did not declare.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+    /// The request names a protocol revision this server does not serve.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+}
+
+/// A JSON-RPC error object: `code`, `message` and optional `data`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    code: i64,
+    message: Cow<'static, str>,
+    data: Option<Value>,
+}
+
+impl RpcError {
+    /// An error with a code and a message.
+    pub fn new(code: i64, message: impl Into<Cow<'static, str>>) -> Self {
+        RpcError {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// The same error carrying `data`.
+    #[must_use]
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// -32700.
+    pub fn parse_error(detail: impl fmt::Display) -> Self {
+        Self::new(codes::PARSE_ERROR, "Parse error").with_data(Value::String(detail.to_string()))
+    }
+
+    /// -32600 with a reason as data.
+    pub fn invalid_request(reason: impl Into<Cow<'static, str>>) -> Self {
+        let reason = reason.into();
+        Self::new(codes::INVALID_REQUEST, "Invalid request")
+            .with_data(Value::String(reason.into_owned()))
+    }
+
+    /// -32601 naming the method.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(codes::METHOD_NOT_FOUND, "Method not found")
+            .with_data(serde_json::json!({ "method": method }))
+    }
+
+    /// -32602 with data.
+    pub fn invalid_params(message: impl Into<Cow<'static, str>>, data: Value) -> Self {
+        Self::new(codes::INVALID_PARAMS, message).with_data(data)
+    }
+
+    /// -32603 with no detail: internal causes go to the log, not to the caller.
+    pub fn internal() -> Self {
+        Self::new(codes::INTERNAL_ERROR, "Internal error")
+    }
+
+    /// The error code.
+    pub fn code(&self) -> i64 {
+        self.code
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The data member, if any.
+    pub fn data(&self) -> Option<&Value> {
+        self.data.as_ref()
+    }
+
+    pub(crate) fn to_value(&self) -> Value {
+        let mut m = Map::with_capacity(3);
+        m.insert("code".into(), Value::from(self.code));
+        m.insert("message".into(), Value::String(self.message.to_string()));
+        if let Some(d) = &self.data {
+            m.insert("data".into(), d.clone());
+        }
+        Value::Object(m)
+    }
+}
+
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "JSON-RPC error {}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for RpcError {}

@@ -1,0 +1,192 @@
+//! The server core: a validated catalog plus the routing of every method at both revisions.
+//!
+//! Sans-IO: [`Server::handle`] turns one frame into a [`Step`]: a reply ready for the wire,
+//! nothing (a notification), a [`Pending`] piece of host work (a tool call, a resource read,
+//! a prompt rendering) whose [`Pending::run`] awaits the host and yields the reply, or the end
+//! of the connection. The core never touches a socket or a pipe; transports do.
+
+mod config;
+mod pending;
+mod route;
+
+pub use config::{ServerConfig, DEFAULT_PAGE_SIZE};
+pub use pending::Pending;
+
+use crate::catalog::validated::ValidatedCatalog;
+use crate::dispatch::{Carrier, Dispatch};
+use crate::error::ConfigError;
+use crate::protocol::{
+    decode, encode_error, CacheScope, Envelope, RequestId, RpcError, ServerInfo,
+};
+use serde_json::Value;
+use std::fmt;
+use std::sync::Arc;
+
+/// A validated, ready server. Cheap to clone: every clone shares one catalog.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) catalog: ValidatedCatalog,
+    pub(crate) dispatch: Option<Arc<dyn Dispatch>>,
+    pub(crate) info: ServerInfo,
+    pub(crate) envelope: Envelope,
+    pub(crate) instructions: Option<String>,
+    pub(crate) tools_cache: (u64, CacheScope),
+    pub(crate) resources_cache: (u64, CacheScope),
+    pub(crate) prompts_cache: (u64, CacheScope),
+    pub(crate) discover_ttl_ms: u64,
+    pub(crate) page_size: usize,
+}
+
+impl fmt::Debug for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("info", &self.inner.info)
+            .field("catalog", &self.inner.catalog)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the core asks a transport to do with one frame.
+#[derive(Debug)]
+#[must_use]
+pub enum Step {
+    /// Write this reply.
+    Reply(Reply),
+    /// Write nothing: the frame was a notification.
+    Silent,
+    /// Run this host work, then write the reply it yields.
+    Pending(Pending),
+    /// Write the reply, if any, then end the connection once the work in flight is answered
+    /// (`shutdown`, `exit`).
+    Close(Option<Reply>),
+}
+
+/// One response, encoded and ready for the wire, with what a transport needs to pick a status.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    bytes: Vec<u8>,
+    error: Option<i64>,
+}
+
+impl Reply {
+    pub(crate) fn new(bytes: Vec<u8>, error: Option<i64>) -> Self {
+        Reply { bytes, error }
+    }
+
+    pub(crate) fn error(id: Option<&RequestId>, error: &RpcError) -> Self {
+        Reply {
+            bytes: encode_error(id, error),
+            error: Some(error.code()),
+        }
+    }
+
+    /// The encoded JSON-RPC response (one line, no trailing newline).
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The bytes, owned.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes
+    }
+
+    /// The JSON-RPC error code, when the reply is an error.
+    pub fn error_code(&self) -> Option<i64> {
+        self.error
+    }
+}
+
+impl Server {
+    /// Validates `config` and builds the server.
+    ///
+    /// # Errors
+    /// A [`ConfigError`] naming the item at fault: repeated names or uris, schemas outside
+    /// the subset, forbidden `x-mcp-header` annotations, bad templates, resources or prompts
+    /// with no reader or renderer, tools with no dispatch, a page size of 0.
+    pub fn new(config: ServerConfig) -> Result<Server, ConfigError> {
+        if config.page_size == 0 {
+            return Err(ConfigError::InvalidOption {
+                option: "page_size",
+                reason: "must be at least 1",
+            });
+        }
+        let has_tools = !config.catalog.tools.is_empty();
+        let catalog = ValidatedCatalog::build(config.catalog, config.header_faults)?;
+        if has_tools && config.dispatch.is_none() {
+            return Err(ConfigError::MissingDispatch);
+        }
+        let info = ServerInfo {
+            name: config.server_name,
+            version: config.server_version,
+        };
+        Ok(Server {
+            inner: Arc::new(Inner {
+                catalog,
+                dispatch: config.dispatch,
+                envelope: Envelope::new(&info),
+                info,
+                instructions: config.instructions,
+                tools_cache: (config.tools_ttl_ms, config.tools_cache_scope),
+                resources_cache: (config.resources_ttl_ms, config.resources_cache_scope),
+                prompts_cache: (config.prompts_ttl_ms, config.prompts_cache_scope),
+                discover_ttl_ms: config.discover_ttl_ms,
+                page_size: config.page_size,
+            }),
+        })
+    }
+
+    /// The server's identity.
+    pub fn info(&self) -> &ServerInfo {
+        &self.inner.info
+    }
+
+    /// Handles one frame: decode, route, and either answer or hand back host work.
+    ///
+    /// A frame that cannot be decoded is answered with -32700 or -32600 (id omitted when it
+    /// could not be read).
+    pub fn handle(&self, frame: &[u8], carrier: Carrier) -> Step {
+        match decode(frame) {
+            Ok(message) => self.handle_message(message, carrier),
+            Err(e) => Step::Reply(Reply::error(e.id.as_ref(), &e.error)),
+        }
+    }
+
+    /// Routes one decoded message (the HTTP transport decodes first to check headers).
+    pub fn handle_message(&self, message: crate::protocol::Incoming, carrier: Carrier) -> Step {
+        route::route(&self.inner, message, carrier)
+    }
+
+    /// Handles one frame and runs any host work it needs: the whole request, in one await.
+    ///
+    /// # Cancel safety
+    /// Dropping the future drops the host's future with it (see [`crate::Dispatch`]).
+    pub async fn serve(&self, frame: &[u8], carrier: Carrier) -> Served {
+        match self.handle(frame, carrier) {
+            Step::Reply(r) => Served::Reply(r),
+            Step::Silent => Served::Silent,
+            Step::Pending(p) => Served::Reply(p.run().await),
+            Step::Close(r) => Served::Close(r),
+        }
+    }
+
+    /// The `tools/list` entry of a tool, exactly as advertised.
+    pub fn advertised_tool(&self, name: &str) -> Option<&Value> {
+        self.inner.catalog.tool(name).map(|t| &t.advertised)
+    }
+}
+
+/// The outcome of [`Server::serve`].
+#[derive(Debug)]
+#[must_use]
+pub enum Served {
+    /// Write this reply.
+    Reply(Reply),
+    /// Write nothing.
+    Silent,
+    /// Write the reply, if any, then end the connection.
+    Close(Option<Reply>),
+}

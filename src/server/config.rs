@@ -1,0 +1,148 @@
+//! What a host configures: the catalog, the dispatch function, the server's identity and the
+//! cache hints of each list.
+
+use crate::catalog::validated::HeaderFaults;
+use crate::catalog::Catalog;
+use crate::dispatch::Dispatch;
+use crate::protocol::CacheScope;
+use std::fmt;
+use std::sync::Arc;
+
+/// The default page size of every paginated list.
+pub const DEFAULT_PAGE_SIZE: usize = 50;
+
+/// A server's configuration, checked by [`crate::Server::new`].
+///
+/// ```
+/// use beam_mcp::{Catalog, ServerConfig, ToolOutput, ToolSpec};
+/// let config = ServerConfig::new(Catalog::new().tool(ToolSpec::new("hello", "Say hello.")))
+///     .server_name("my-app")
+///     .dispatch(|_call| async { Ok(ToolOutput::text("hello")) });
+/// let server = beam_mcp::Server::new(config).unwrap();
+/// # let _ = server;
+/// ```
+#[derive(Clone)]
+pub struct ServerConfig {
+    pub(crate) catalog: Catalog,
+    pub(crate) dispatch: Option<Arc<dyn Dispatch>>,
+    pub(crate) server_name: String,
+    pub(crate) server_version: String,
+    pub(crate) instructions: Option<String>,
+    pub(crate) tools_ttl_ms: u64,
+    pub(crate) tools_cache_scope: CacheScope,
+    pub(crate) resources_ttl_ms: u64,
+    pub(crate) resources_cache_scope: CacheScope,
+    pub(crate) prompts_ttl_ms: u64,
+    pub(crate) prompts_cache_scope: CacheScope,
+    pub(crate) discover_ttl_ms: u64,
+    pub(crate) page_size: usize,
+    pub(crate) header_faults: HeaderFaults,
+}
+
+impl fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("catalog", &self.catalog)
+            .field("dispatch", &self.dispatch.is_some())
+            .field("server_name", &self.server_name)
+            .field("server_version", &self.server_version)
+            .field("page_size", &self.page_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerConfig {
+    /// A configuration serving `catalog`, named `beam-mcp` at this crate's version.
+    pub fn new(catalog: Catalog) -> Self {
+        ServerConfig {
+            catalog,
+            dispatch: None,
+            server_name: "beam-mcp".into(),
+            server_version: env!("CARGO_PKG_VERSION").into(),
+            instructions: None,
+            tools_ttl_ms: 0,
+            tools_cache_scope: CacheScope::Private,
+            resources_ttl_ms: 0,
+            resources_cache_scope: CacheScope::Private,
+            prompts_ttl_ms: 0,
+            prompts_cache_scope: CacheScope::Private,
+            discover_ttl_ms: 0,
+            page_size: DEFAULT_PAGE_SIZE,
+            header_faults: HeaderFaults::RefuseAtStartup,
+        }
+    }
+
+    /// The dispatch function. Required when the catalog lists any tool.
+    #[must_use]
+    pub fn dispatch(mut self, dispatch: impl Dispatch) -> Self {
+        self.dispatch = Some(Arc::new(dispatch));
+        self
+    }
+
+    /// The same, from a shared dispatch.
+    #[must_use]
+    pub fn dispatch_arc(mut self, dispatch: Arc<dyn Dispatch>) -> Self {
+        self.dispatch = Some(dispatch);
+        self
+    }
+
+    /// The name the server reports (default `beam-mcp`): a host that wants its own says so.
+    #[must_use]
+    pub fn server_name(mut self, name: impl Into<String>) -> Self {
+        self.server_name = name.into();
+        self
+    }
+
+    /// The version the server reports (default: this crate's).
+    #[must_use]
+    pub fn server_version(mut self, version: impl Into<String>) -> Self {
+        self.server_version = version.into();
+        self
+    }
+
+    /// Natural-language instructions for clients.
+    #[must_use]
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// `ttlMs` and `cacheScope` on `tools/list` (defaults 0 and private: the lists a host
+    /// serves may differ by caller, which this crate cannot see).
+    #[must_use]
+    pub fn tools_cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+        self.tools_ttl_ms = ttl_ms;
+        self.tools_cache_scope = scope;
+        self
+    }
+
+    /// `ttlMs` and `cacheScope` on `resources/list` and `resources/templates/list`.
+    #[must_use]
+    pub fn resources_cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+        self.resources_ttl_ms = ttl_ms;
+        self.resources_cache_scope = scope;
+        self
+    }
+
+    /// `ttlMs` and `cacheScope` on `prompts/list` (`prompts/get` is not cacheable).
+    #[must_use]
+    pub fn prompts_cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+        self.prompts_ttl_ms = ttl_ms;
+        self.prompts_cache_scope = scope;
+        self
+    }
+
+    /// The page size of every list (default [`DEFAULT_PAGE_SIZE`]; at least 1).
+    #[must_use]
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.page_size = size;
+        self
+    }
+
+    /// How a forbidden `x-mcp-header` annotation is treated (default: refused at startup).
+    #[must_use]
+    pub fn header_faults(mut self, mode: HeaderFaults) -> Self {
+        self.header_faults = mode;
+        self
+    }
+}

@@ -1,0 +1,221 @@
+//! Host work the core hands back to a transport: a tool call, a read, a rendering.
+
+use super::route::{not_found, reply_ok};
+use super::{Inner, Reply};
+use crate::catalog::{PromptRenderer, ResourceBody, ResourceReader};
+use crate::dispatch::{Dispatch, ToolCall, ToolError, ToolOutput};
+use crate::protocol::{RequestId, Revision, RpcError};
+use crate::schema::Arguments;
+use base64::Engine as _;
+use serde_json::{json, Map, Value};
+use std::fmt;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+pub(super) enum Work {
+    Tool {
+        dispatch: Arc<dyn Dispatch>,
+        call: ToolCall,
+    },
+    Read {
+        reader: Arc<dyn ResourceReader>,
+        uri: String,
+    },
+    Render {
+        renderer: Arc<dyn PromptRenderer>,
+        name: String,
+        arguments: Arguments,
+    },
+}
+
+/// Host work a request needs before it can be answered. [`Pending::run`] does it.
+#[must_use]
+pub struct Pending {
+    inner: Arc<Inner>,
+    id: RequestId,
+    revision: Revision,
+    work: Work,
+}
+
+impl fmt::Debug for Pending {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match &self.work {
+            Work::Tool { call, .. } => format!("tool {}", call.tool),
+            Work::Read { uri, .. } => format!("read {uri}"),
+            Work::Render { name, .. } => format!("prompt {name}"),
+        };
+        f.debug_struct("Pending")
+            .field("id", &self.id)
+            .field("work", &kind)
+            .finish()
+    }
+}
+
+/// Polls a host future, turning a panic into an error value instead of unwinding into the
+/// transport.
+struct Guarded<F>(F);
+
+impl<F: Future + Unpin> Future for Guarded<F> {
+    type Output = Result<F::Output, ()>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let fut = &mut self.0;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(&mut *fut).poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Err(_) => Poll::Ready(Err(())),
+        }
+    }
+}
+
+impl Pending {
+    pub(super) fn new(inner: Arc<Inner>, id: RequestId, revision: Revision, work: Work) -> Self {
+        Pending {
+            inner,
+            id,
+            revision,
+            work,
+        }
+    }
+
+    /// The request id this work answers.
+    pub fn id(&self) -> &RequestId {
+        &self.id
+    }
+
+    /// The tool this work calls, when it is a tool call.
+    pub fn tool(&self) -> Option<&str> {
+        match &self.work {
+            Work::Tool { call, .. } => Some(&call.tool),
+            _ => None,
+        }
+    }
+
+    /// The reply for a request whose host work could not be run at all (an overloaded pool,
+    /// an expired deadline): -32603 with `reason` as data.
+    pub fn refuse(self, reason: &'static str) -> Reply {
+        Reply::error(
+            Some(&self.id),
+            &RpcError::internal().with_data(json!({ "reason": reason })),
+        )
+    }
+
+    /// Runs the host work and encodes its answer. A host panic is caught: a tool's panic is
+    /// answered as a tool error, a reader's or renderer's as an internal error; the detail
+    /// goes to the log only.
+    ///
+    /// # Cancel safety
+    /// Dropping this future drops the host's future.
+    pub async fn run(self) -> Reply {
+        let Pending {
+            inner,
+            id,
+            revision,
+            work,
+        } = self;
+        match work {
+            Work::Tool { dispatch, call } => {
+                let tool = call.tool.clone();
+                let outcome = match Guarded(dispatch.call(call)).await {
+                    Ok(r) => r,
+                    Err(()) => {
+                        tracing::error!(%tool, "tool dispatch panicked");
+                        Err(ToolError::new("the tool failed"))
+                    }
+                };
+                reply_ok(&inner, &id, revision, tool_result(outcome))
+            }
+            Work::Read { reader, uri } => match Guarded(reader.read(&uri)).await {
+                Ok(Ok(contents)) => {
+                    let list: Vec<Value> = contents
+                        .into_iter()
+                        .map(|c| {
+                            let mut m = Map::new();
+                            m.insert("uri".into(), Value::String(c.uri));
+                            if let Some(t) = c.mime_type {
+                                m.insert("mimeType".into(), Value::String(t));
+                            }
+                            match c.body {
+                                ResourceBody::Text(t) => m.insert("text".into(), Value::String(t)),
+                                ResourceBody::Blob(b) => m.insert(
+                                    "blob".into(),
+                                    Value::String(
+                                        base64::engine::general_purpose::STANDARD.encode(b),
+                                    ),
+                                ),
+                            };
+                            Value::Object(m)
+                        })
+                        .collect();
+                    let mut r = Map::new();
+                    r.insert("contents".into(), Value::Array(list));
+                    reply_ok(&inner, &id, revision, r)
+                }
+                Ok(Err(e)) => Reply::error(Some(&id), &not_found(revision, &uri, Some(e.reason()))),
+                Err(()) => {
+                    tracing::error!(%uri, "resource reader panicked");
+                    Reply::error(Some(&id), &RpcError::internal())
+                }
+            },
+            Work::Render {
+                renderer,
+                name,
+                arguments,
+            } => match Guarded(renderer.render(&name, arguments)).await {
+                Ok(Ok(rendered)) => {
+                    let messages: Vec<Value> = rendered
+                        .messages
+                        .into_iter()
+                        .map(|m| {
+                            json!({
+                                "role": m.role.as_str(),
+                                "content": { "type": "text", "text": m.text }
+                            })
+                        })
+                        .collect();
+                    let mut r = Map::new();
+                    if let Some(d) = rendered.description {
+                        r.insert("description".into(), Value::String(d));
+                    }
+                    r.insert("messages".into(), Value::Array(messages));
+                    reply_ok(&inner, &id, revision, r)
+                }
+                Ok(Err(e)) => Reply::error(
+                    Some(&id),
+                    &RpcError::invalid_params(
+                        "Prompt could not be rendered",
+                        json!({ "name": name, "reason": e.reason() }),
+                    ),
+                ),
+                Err(()) => {
+                    tracing::error!(prompt = %name, "prompt renderer panicked");
+                    Reply::error(Some(&id), &RpcError::internal())
+                }
+            },
+        }
+    }
+}
+
+fn tool_result(outcome: Result<ToolOutput, ToolError>) -> Map<String, Value> {
+    let mut r = Map::new();
+    match outcome {
+        Ok(out) => {
+            let content: Vec<Value> = out
+                .texts
+                .into_iter()
+                .map(|t| json!({ "type": "text", "text": t }))
+                .collect();
+            r.insert("content".into(), Value::Array(content));
+        }
+        Err(e) => {
+            r.insert(
+                "content".into(),
+                json!([{ "type": "text", "text": e.message() }]),
+            );
+            r.insert("isError".into(), Value::Bool(true));
+        }
+    }
+    r
+}

@@ -1,0 +1,421 @@
+//! The method table: which revision serves a request, and what each method answers.
+
+use super::pending::{Pending, Work};
+use super::{Inner, Reply, Step};
+use crate::dispatch::{CallContext, Carrier, ToolCall};
+use crate::protocol::{codes, encode_result, Incoming, RequestId, Revision, RpcError};
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+
+const META_PREFIX: &str = "io.modelcontextprotocol/";
+const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+
+/// The revisions a carrier serves: stdio is dual-era; HTTP is stateless 2026-07-28 only.
+pub(crate) fn supported(carrier: Carrier) -> &'static [Revision] {
+    match carrier {
+        Carrier::Http => &[Revision::V2026_07_28],
+        Carrier::Stdio | Carrier::Host => &Revision::ALL,
+    }
+}
+
+pub(super) fn route(inner: &Arc<Inner>, m: Incoming, carrier: Carrier) -> Step {
+    let Some(id) = m.id.clone() else {
+        // Notifications are never answered, not even with an error.
+        return match m.method.as_str() {
+            "exit" => Step::Close(None),
+            _ => Step::Silent,
+        };
+    };
+    let fail = |e: RpcError| Step::Reply(Reply::error(Some(&id), &e));
+    if m.top_level_meta {
+        return fail(RpcError::invalid_params(
+            "_meta belongs in params",
+            json!({ "field": "_meta", "expected": "params._meta" }),
+        ));
+    }
+    // Matched before the revision switch: discover is the era probe, initialize the legacy opener.
+    match m.method.as_str() {
+        "server/discover" => {
+            return ok(inner, &id, Revision::V2026_07_28, discover(inner, carrier))
+        }
+        "initialize" => return ok_bare(&id, initialize(inner)),
+        _ => {}
+    }
+    let revision = match revision_of(&m, carrier) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let params = m.params.unwrap_or_default();
+    let cat = &inner.catalog;
+    match (m.method.as_str(), revision) {
+        ("ping", Revision::V2025_11_25) => ok(inner, &id, revision, Map::new()),
+        ("shutdown", _) => Step::Close(Some(reply_ok(inner, &id, revision, Map::new()))),
+        ("exit", _) => Step::Close(Some(reply_ok(inner, &id, revision, Map::new()))),
+        ("tools/list", _) if !cat.tools.is_empty() => {
+            let tools: Vec<Value> = cat.tools.iter().map(|t| t.advertised.clone()).collect();
+            let mut r = Map::new();
+            r.insert("tools".into(), Value::Array(tools));
+            let (ttl, scope) = inner.tools_cache;
+            reply_value(&id, inner.envelope.seal_cacheable(revision, r, ttl, scope))
+        }
+        ("tools/call", _) if !cat.tools.is_empty() => {
+            tools_call(inner, id, revision, carrier, params)
+        }
+        ("resources/list", _) if has_resources(inner) => {
+            let list = cat.resources.iter().map(|r| r.advertised.clone()).collect();
+            cacheable_list(
+                inner,
+                &id,
+                revision,
+                "resources",
+                list,
+                inner.resources_cache,
+            )
+        }
+        ("resources/templates/list", _) if has_resources(inner) => {
+            let list = cat.templates.iter().map(|t| t.advertised.clone()).collect();
+            cacheable_list(
+                inner,
+                &id,
+                revision,
+                "resourceTemplates",
+                list,
+                inner.resources_cache,
+            )
+        }
+        ("resources/read", _) if has_resources(inner) => {
+            resources_read(inner, id, revision, params)
+        }
+        ("prompts/list", _) if !cat.prompts.is_empty() => {
+            let list = cat.prompts.iter().map(|p| p.advertised.clone()).collect();
+            cacheable_list(inner, &id, revision, "prompts", list, inner.prompts_cache)
+        }
+        ("prompts/get", _) if !cat.prompts.is_empty() => prompts_get(inner, id, revision, params),
+        (method, _) => fail(RpcError::method_not_found(method)),
+    }
+}
+
+fn has_resources(inner: &Inner) -> bool {
+    !inner.catalog.resources.is_empty() || !inner.catalog.templates.is_empty()
+}
+
+/// The revision a request is served at, from `params._meta`.
+///
+/// No `_meta`, or a `_meta` with no `io.modelcontextprotocol/` member (a legacy
+/// `progressToken`, say), is a legacy request. A `_meta` that speaks the modern vocabulary
+/// must name its revision, and a 2026-07-28 request must carry what that revision requires.
+fn revision_of(m: &Incoming, carrier: Carrier) -> Result<Revision, RpcError> {
+    let meta = match m.params.as_ref().and_then(|p| p.get("_meta")) {
+        None => return legacy(carrier),
+        Some(Value::Object(meta)) => meta,
+        Some(_) => {
+            return Err(RpcError::invalid_params(
+                "_meta must be an object",
+                json!({ "field": "params._meta" }),
+            ))
+        }
+    };
+    let requested = match meta.get(PROTOCOL_VERSION) {
+        Some(Value::String(v)) => v,
+        Some(_) => return Err(missing_field(PROTOCOL_VERSION, "must be a string")),
+        None if meta.keys().any(|k| k.starts_with(META_PREFIX)) => {
+            return Err(missing_field(PROTOCOL_VERSION, "is required"))
+        }
+        None => return legacy(carrier),
+    };
+    let served = supported(carrier);
+    let revision = match Revision::parse(requested) {
+        Ok(r) if served.contains(&r) => r,
+        _ => {
+            let list: Vec<&str> = served.iter().map(|r| r.as_str()).collect();
+            return Err(RpcError::new(
+                codes::UNSUPPORTED_PROTOCOL_VERSION,
+                "Unsupported protocol version",
+            )
+            .with_data(json!({ "supported": list, "requested": requested })));
+        }
+    };
+    if revision.is_modern() {
+        match meta.get(CLIENT_CAPABILITIES) {
+            Some(Value::Object(_)) => {}
+            Some(_) => return Err(missing_field(CLIENT_CAPABILITIES, "must be an object")),
+            None => return Err(missing_field(CLIENT_CAPABILITIES, "is required")),
+        }
+        if let Some(info) = meta.get(CLIENT_INFO) {
+            let valid = info.get("name").is_some_and(Value::is_string)
+                && info.get("version").is_some_and(Value::is_string);
+            if !valid {
+                return Err(missing_field(
+                    CLIENT_INFO,
+                    "must be an object with name and version",
+                ));
+            }
+        }
+    }
+    Ok(revision)
+}
+
+fn legacy(carrier: Carrier) -> Result<Revision, RpcError> {
+    if carrier == Carrier::Http {
+        // Over HTTP every request is stamped modern; one without `_meta` is malformed.
+        return Err(missing_field(PROTOCOL_VERSION, "is required"));
+    }
+    Ok(Revision::V2025_11_25)
+}
+
+fn missing_field(field: &'static str, problem: &'static str) -> RpcError {
+    RpcError::invalid_params(
+        format!("params._meta[\"{field}\"] {problem}"),
+        json!({ "field": format!("params._meta.{field}") }),
+    )
+}
+
+fn reply_value(id: &RequestId, result: Value) -> Step {
+    Step::Reply(Reply::new(encode_result(id, &result), None))
+}
+
+pub(super) fn reply_ok(
+    inner: &Inner,
+    id: &RequestId,
+    revision: Revision,
+    r: Map<String, Value>,
+) -> Reply {
+    Reply::new(encode_result(id, &inner.envelope.seal(revision, r)), None)
+}
+
+fn ok(inner: &Inner, id: &RequestId, revision: Revision, r: Map<String, Value>) -> Step {
+    Step::Reply(reply_ok(inner, id, revision, r))
+}
+
+fn ok_bare(id: &RequestId, r: Map<String, Value>) -> Step {
+    reply_value(id, Value::Object(r))
+}
+
+fn cacheable_list(
+    inner: &Inner,
+    id: &RequestId,
+    revision: Revision,
+    key: &str,
+    list: Vec<Value>,
+    (ttl, scope): (u64, crate::protocol::CacheScope),
+) -> Step {
+    let mut r = Map::new();
+    r.insert(key.into(), Value::Array(list));
+    reply_value(id, inner.envelope.seal_cacheable(revision, r, ttl, scope))
+}
+
+pub(crate) fn capabilities(inner: &Inner) -> Value {
+    let mut caps = Map::new();
+    if !inner.catalog.tools.is_empty() {
+        caps.insert("tools".into(), json!({ "listChanged": false }));
+    }
+    if has_resources(inner) {
+        caps.insert(
+            "resources".into(),
+            json!({ "listChanged": false, "subscribe": false }),
+        );
+    }
+    if !inner.catalog.prompts.is_empty() {
+        caps.insert("prompts".into(), json!({ "listChanged": false }));
+    }
+    Value::Object(caps)
+}
+
+fn discover(inner: &Inner, carrier: Carrier) -> Map<String, Value> {
+    let versions: Vec<&str> = supported(carrier).iter().map(|r| r.as_str()).collect();
+    let mut r = Map::new();
+    r.insert("supportedVersions".into(), json!(versions));
+    r.insert("capabilities".into(), capabilities(inner));
+    if let Some(i) = &inner.instructions {
+        r.insert("instructions".into(), Value::String(i.clone()));
+    }
+    r.insert("ttlMs".into(), Value::from(inner.discover_ttl_ms));
+    r.insert("cacheScope".into(), Value::String("private".into()));
+    r
+}
+
+fn initialize(inner: &Inner) -> Map<String, Value> {
+    let mut r = Map::new();
+    r.insert(
+        "protocolVersion".into(),
+        Value::String(Revision::V2025_11_25.as_str().into()),
+    );
+    r.insert("capabilities".into(), capabilities(inner));
+    r.insert("serverInfo".into(), inner.envelope.server_info().clone());
+    if let Some(i) = &inner.instructions {
+        r.insert("instructions".into(), Value::String(i.clone()));
+    }
+    r
+}
+
+fn name_param<'a>(
+    params: &'a Map<String, Value>,
+    field: &'static str,
+) -> Result<&'a str, RpcError> {
+    params.get(field).and_then(Value::as_str).ok_or_else(|| {
+        RpcError::invalid_params(
+            format!("params.{field} must be a string"),
+            json!({ "field": field }),
+        )
+    })
+}
+
+fn arguments_param(params: &Map<String, Value>) -> Result<Value, RpcError> {
+    match params.get("arguments") {
+        None | Some(Value::Null) => Ok(Value::Object(Map::new())),
+        Some(v @ Value::Object(_)) => Ok(v.clone()),
+        Some(_) => Err(RpcError::invalid_params(
+            "params.arguments must be an object",
+            json!({ "field": "arguments" }),
+        )),
+    }
+}
+
+fn tools_call(
+    inner: &Arc<Inner>,
+    id: RequestId,
+    revision: Revision,
+    carrier: Carrier,
+    mut params: Map<String, Value>,
+) -> Step {
+    let fail = |id: &RequestId, e: RpcError| Step::Reply(Reply::error(Some(id), &e));
+    let name = match name_param(&params, "name") {
+        Ok(n) => n,
+        Err(e) => return fail(&id, e),
+    };
+    let Some(tool) = inner.catalog.tool(name) else {
+        return fail(
+            &id,
+            RpcError::invalid_params(format!("Unknown tool: {name}"), json!({ "tool": name })),
+        );
+    };
+    if let Some(fault) = &tool.header_fault {
+        tracing::error!(tool = %tool.spec.name, %fault, "tools/call refused: the tool's schema is misconfigured");
+        return fail(&id, RpcError::internal());
+    }
+    let args = match params.remove("arguments") {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(v @ Value::Object(_)) => v,
+        Some(_) => {
+            return fail(
+                &id,
+                RpcError::invalid_params(
+                    "params.arguments must be an object",
+                    json!({ "field": "arguments" }),
+                ),
+            )
+        }
+    };
+    let arguments = match tool.schema.arguments_owned(args) {
+        Ok(a) => a,
+        Err(v) => {
+            let mut data = v.to_data();
+            if let Value::Object(d) = &mut data {
+                d.insert("tool".into(), Value::String(tool.spec.name.to_string()));
+            }
+            return fail(&id, RpcError::invalid_params("Invalid arguments", data));
+        }
+    };
+    let Some(dispatch) = inner.dispatch.clone() else {
+        return fail(&id, RpcError::internal());
+    };
+    let call = ToolCall {
+        tool: tool.spec.name.clone(),
+        arguments,
+        context: CallContext { revision, carrier },
+    };
+    Step::Pending(Pending::new(
+        inner.clone(),
+        id,
+        revision,
+        Work::Tool { dispatch, call },
+    ))
+}
+
+pub(super) fn not_found(revision: Revision, uri: &str, reason: Option<&str>) -> RpcError {
+    let mut data = json!({ "uri": uri });
+    if let (Some(r), Value::Object(d)) = (reason, &mut data) {
+        d.insert("reason".into(), Value::String(r.into()));
+    }
+    let code = if revision.is_modern() {
+        codes::INVALID_PARAMS
+    } else {
+        codes::RESOURCE_NOT_FOUND
+    };
+    RpcError::new(code, "Resource not found").with_data(data)
+}
+
+fn resources_read(
+    inner: &Arc<Inner>,
+    id: RequestId,
+    revision: Revision,
+    params: Map<String, Value>,
+) -> Step {
+    let uri = match name_param(&params, "uri") {
+        Ok(u) => u,
+        Err(e) => return Step::Reply(Reply::error(Some(&id), &e)),
+    };
+    if !inner.catalog.is_readable(uri) {
+        return Step::Reply(Reply::error(Some(&id), &not_found(revision, uri, None)));
+    }
+    let Some(reader) = inner.catalog.reader.clone() else {
+        return Step::Reply(Reply::error(Some(&id), &RpcError::internal()));
+    };
+    Step::Pending(Pending::new(
+        inner.clone(),
+        id,
+        revision,
+        Work::Read {
+            reader,
+            uri: uri.to_owned(),
+        },
+    ))
+}
+
+fn prompts_get(
+    inner: &Arc<Inner>,
+    id: RequestId,
+    revision: Revision,
+    params: Map<String, Value>,
+) -> Step {
+    let fail = |id: &RequestId, e: RpcError| Step::Reply(Reply::error(Some(id), &e));
+    let name = match name_param(&params, "name") {
+        Ok(n) => n,
+        Err(e) => return fail(&id, e),
+    };
+    let Some(prompt) = inner.catalog.prompt(name) else {
+        return fail(
+            &id,
+            RpcError::invalid_params(format!("Unknown prompt: {name}"), json!({ "name": name })),
+        );
+    };
+    let args = match arguments_param(&params) {
+        Ok(a) => a,
+        Err(e) => return fail(&id, e),
+    };
+    let arguments = match prompt.schema.arguments_owned(args) {
+        Ok(a) => a,
+        Err(v) => {
+            let mut data = v.to_data();
+            if let Value::Object(d) = &mut data {
+                d.insert("name".into(), Value::String(name.into()));
+            }
+            return fail(&id, RpcError::invalid_params("Invalid arguments", data));
+        }
+    };
+    let Some(renderer) = inner.catalog.renderer.clone() else {
+        return fail(&id, RpcError::internal());
+    };
+    Step::Pending(Pending::new(
+        inner.clone(),
+        id,
+        revision,
+        Work::Render {
+            renderer,
+            name: prompt.spec.name.clone(),
+            arguments,
+        },
+    ))
+}
