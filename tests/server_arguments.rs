@@ -1,0 +1,128 @@
+//! Arguments reach the host keyed by the schema's own names, values untouched; what the
+//! schema does not declare is never kept, so memory does not grow with distinct caller keys.
+#![allow(unsafe_code)] // the counting allocator below; test-only
+
+use beam_mcp::{
+    Carrier, Catalog, HeaderFaults, Served, Server, ServerConfig, ToolCall, ToolOutput, ToolSpec,
+};
+use serde_json::{json, Value};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicIsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+struct Counting;
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+// SAFETY: forwards to the system allocator unchanged, only counting bytes.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        LIVE.fetch_add(l.size() as isize, Ordering::Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size() as isize, Ordering::Relaxed);
+        unsafe { System.dealloc(p, l) }
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+type Seen = Arc<Mutex<Vec<ToolCall>>>;
+
+fn server(seen: Seen, keep: bool) -> Server {
+    let catalog = Catalog::new()
+        .tool(
+            ToolSpec::new("open", "additional properties allowed").input_schema(json!({
+                "type":"object","properties":{"place":{"type":"string"},"n":{"type":"number"}}
+            })),
+        )
+        .tool(ToolSpec::new("bare", "no schema"))
+        .tool(
+            ToolSpec::new("faulty", "misconfigured").input_schema(json!({
+                "type":"object","properties":{"p":{"type":"object","x-mcp-header":"P"}}
+            })),
+        );
+    let config = ServerConfig::new(catalog)
+        .header_faults(HeaderFaults::RefuseCalls)
+        .dispatch(move |call: ToolCall| {
+            let seen = seen.clone();
+            async move {
+                if keep {
+                    seen.lock().unwrap().push(call);
+                }
+                Ok(ToolOutput::text("ok"))
+            }
+        });
+    Server::new(config).unwrap()
+}
+
+async fn call(s: &Server, tool: &str, args: Value) -> Value {
+    let frame = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":tool,"arguments":args}});
+    let Served::Reply(r) = s
+        .serve(&serde_json::to_vec(&frame).unwrap(), Carrier::Stdio)
+        .await
+    else {
+        panic!()
+    };
+    serde_json::from_slice(r.bytes()).unwrap()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn arguments_are_keyed_by_the_schema_and_values_untouched() {
+    let seen: Seen = Arc::default();
+    let s = server(seen.clone(), true);
+    call(
+        &s,
+        "open",
+        json!({"place":"Oslo","n":1.50,"undeclared":{"deep":[1]}}),
+    )
+    .await;
+    call(&s, "bare", json!({"anything":"at all"})).await;
+    let calls = seen.lock().unwrap();
+    let a = &calls[0].arguments;
+    assert_eq!(a.get("place"), Some(&json!("Oslo")));
+    assert_eq!(a.get("n"), Some(&json!(1.5)));
+    assert_eq!(
+        a.get("undeclared"),
+        None,
+        "undeclared keys are validated, then not forwarded"
+    );
+    assert_eq!(a.len(), 2);
+    assert!(
+        calls[1].arguments.is_empty(),
+        "a tool without a schema is dispatched empty arguments"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_deferred_header_fault_refuses_the_tools_calls_as_internal() {
+    let s = server(Arc::default(), false);
+    let r = call(&s, "faulty", json!({})).await;
+    assert_eq!(r["error"]["code"], -32603);
+    assert!(
+        r["error"].get("data").is_none(),
+        "the diagnosis is logged, not sent: {r}"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn memory_does_not_grow_with_ten_thousand_distinct_caller_keys() {
+    let s = server(Arc::default(), false);
+    for i in 0..1_000 {
+        call(&s, "open", json!({"place":"Oslo", format!("warm{i}"): i})).await;
+    }
+    let before = LIVE.load(Ordering::SeqCst);
+    for i in 0..10_000 {
+        let key = format!("caller-chosen-key-{i:06}-{}", "x".repeat(32));
+        let r = call(&s, "open", json!({"place":"Oslo", key: i})).await;
+        assert_eq!(r["result"]["content"][0]["text"], "ok");
+    }
+    let after = LIVE.load(Ordering::SeqCst);
+    // 10,000 keys of ~57 bytes would be over 570 KB if any were kept; allow noise far below it.
+    let grown = after - before;
+    assert!(
+        grown < 16 * 1024,
+        "live heap grew by {grown} bytes over 10,000 distinct keys"
+    );
+}
