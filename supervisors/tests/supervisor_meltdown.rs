@@ -14,7 +14,10 @@ use kit::*;
 async fn melt(sup: &SupervisorRef, id: &str, n: u32) {
     for i in 1..=n {
         inject(&cell_of(sup, id).await, WorkerMsg::Panic);
-        eventually("restart within budget", || async { restarts(sup, id).await == i }).await;
+        eventually("restart within budget", || async {
+            restarts(sup, id).await == i
+        })
+        .await;
     }
     inject(&cell_of(sup, id).await, WorkerMsg::Panic);
 }
@@ -45,7 +48,10 @@ async fn exceeding_the_intensity_fails_the_supervisor_after_stopping_its_childre
     }
     tokio::time::timeout(WAIT, join).await.unwrap().unwrap();
     // Children were stopped in reverse order before the supervisor failed.
-    assert_eq!(entries(&log), ["begin:last", "end:last", "begin:first", "end:first"]);
+    assert_eq!(
+        entries(&log),
+        ["begin:last", "end:last", "begin:first", "end:first"]
+    );
     probe.stop(None);
 }
 
@@ -100,7 +106,11 @@ async fn nested_meltdown_is_restarted_by_the_parent() {
 
     let stats = parent.stats().await.unwrap();
     assert_eq!((stats.restarts, stats.running), (1, 2));
-    assert_eq!(cell_of(&parent, "peer").await.get_id(), peer, "one_for_one spares peer");
+    assert_eq!(
+        cell_of(&parent, "peer").await.get_id(),
+        peer,
+        "one_for_one spares peer"
+    );
     assert!(inner.stats().await.is_err(), "old inner is gone");
     let inner = inner_of(&parent).await;
     assert_ne!(inner.cell().get_id(), first_inner);

@@ -17,12 +17,18 @@ async fn abc(log: Option<Log>) -> SupervisorRef {
     .await
 }
 
-async fn check_all_restarted(sup: &SupervisorRef, round: u32, kill: impl FnOnce(&ractor::ActorCell)) {
+async fn check_all_restarted(
+    sup: &SupervisorRef,
+    round: u32,
+    kill: impl FnOnce(&ractor::ActorCell),
+) {
     let before = sup.which_children().await.unwrap();
     kill(&cell_of(sup, "b").await);
     eventually("all restarted", || async {
         let children = sup.which_children().await.unwrap();
-        children.iter().all(|c| c.restarts == round && c.cell.is_some())
+        children
+            .iter()
+            .all(|c| c.restarts == round && c.cell.is_some())
     })
     .await;
     let after = sup.which_children().await.unwrap();

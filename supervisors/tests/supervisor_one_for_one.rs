@@ -74,10 +74,16 @@ async fn repeated_failures_count_per_child() {
     let sup = abc().await;
     for n in 1..=3 {
         inject(&cell_of(&sup, "c").await, WorkerMsg::Panic);
-        eventually("c restarted again", || async { restarts(&sup, "c").await == n }).await;
+        eventually("c restarted again", || async {
+            restarts(&sup, "c").await == n
+        })
+        .await;
     }
     cell_of(&sup, "a").await.kill();
-    eventually("a restarted after kill", || async { restarts(&sup, "a").await == 1 }).await;
+    eventually("a restarted after kill", || async {
+        restarts(&sup, "a").await == 1
+    })
+    .await;
     assert_eq!(restarts(&sup, "b").await, 0);
     assert_eq!(sup.stats().await.unwrap().restarts, 4);
     sup.stop_gracefully(WAIT).await.unwrap();

@@ -27,7 +27,12 @@ async fn x_is_gone(sup: &SupervisorRef) -> bool {
 
 #[tokio::test]
 async fn transient_child_stopping_normally_is_kept_but_not_restarted() {
-    for reason in [None, Some("normal"), Some("shutdown"), Some("shutdown: done")] {
+    for reason in [
+        None,
+        Some("normal"),
+        Some("shutdown"),
+        Some("shutdown: done"),
+    ] {
         let sup = one(Restart::Transient).await;
         cell_of(&sup, "x").await.stop(reason.map(str::to_owned));
         eventually("x seen down", || x_is_down(&sup)).await;
@@ -42,11 +47,20 @@ async fn transient_child_stopping_normally_is_kept_but_not_restarted() {
 async fn transient_child_exiting_abnormally_is_restarted() {
     let sup = one(Restart::Transient).await;
     inject(&cell_of(&sup, "x").await, WorkerMsg::Panic);
-    eventually("x restarted after panic", || async { restarts(&sup, "x").await == 1 }).await;
+    eventually("x restarted after panic", || async {
+        restarts(&sup, "x").await == 1
+    })
+    .await;
     cell_of(&sup, "x").await.stop(Some("boom".into()));
-    eventually("x restarted after boom", || async { restarts(&sup, "x").await == 2 }).await;
+    eventually("x restarted after boom", || async {
+        restarts(&sup, "x").await == 2
+    })
+    .await;
     cell_of(&sup, "x").await.kill();
-    eventually("x restarted after kill", || async { restarts(&sup, "x").await == 3 }).await;
+    eventually("x restarted after kill", || async {
+        restarts(&sup, "x").await == 3
+    })
+    .await;
     assert!(cell_of(&sup, "x").await.get_status() == ractor::ActorStatus::Running);
     sup.stop_gracefully(WAIT).await.unwrap();
 }
@@ -81,6 +95,9 @@ async fn permanent_child_is_restarted_after_any_exit() {
     })
     .await;
     inject(&cell_of(&sup, "x").await, WorkerMsg::Panic);
-    eventually("x restarted after panic", || async { restarts(&sup, "x").await == 2 }).await;
+    eventually("x restarted after panic", || async {
+        restarts(&sup, "x").await == 2
+    })
+    .await;
     sup.stop_gracefully(WAIT).await.unwrap();
 }

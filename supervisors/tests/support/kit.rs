@@ -7,7 +7,9 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use beam_mcp_supervisors::{ChildInfo, ChildSpec, Restart, Shutdown, SupervisorRef, SupervisorSpec};
+use beam_mcp_supervisors::{
+    ChildInfo, ChildSpec, Restart, Shutdown, SupervisorRef, SupervisorSpec,
+};
 use ractor::{Actor, ActorCell, ActorId, ActorProcessingErr, ActorRef, SupervisionEvent};
 use tokio::sync::mpsc;
 
