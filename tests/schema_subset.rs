@@ -468,6 +468,23 @@ fn nesting_beyond_max_depth_refused() {
 }
 
 #[test]
+fn deeply_nested_annotation_refused_before_cloning() {
+    let mut deep = json!(1);
+    for _ in 0..100_000 {
+        deep = Value::Array(vec![deep]);
+    }
+    let mut map = serde_json::Map::new();
+    map.insert("default".to_owned(), deep);
+    let raw = std::mem::ManuallyDrop::new(Value::Object(map));
+    let err = Schema::compile(&raw).unwrap_err();
+    assert!(err.is_too_deep(), "{err}");
+    assert_eq!(err.pointer(), "");
+
+    // A legitimate annotation nested a few levels is fine.
+    compile(json!({"default": {"a": [[[{"b": [1]}]]]}}));
+}
+
+#[test]
 fn deep_instances_do_not_recurse_past_the_schema() {
     // A 100k-deep instance against shallow schemas: validation never descends where the schema
     // has no subschema. ManuallyDrop because serde_json drops a Value recursively.
