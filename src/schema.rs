@@ -46,7 +46,8 @@
 //!   `true` / `false` at the root, under `properties` or as `items` are refused.
 //! - **nesting deeper than [`MAX_DEPTH`]** subschemas. Validation recurses only where the schema
 //!   has a subschema, so this bound is also the validator's stack bound: no instance, however
-//!   deep, can overflow it.
+//!   deep, can overflow it. Raw JSON nested deeper than `4 * MAX_DEPTH` levels anywhere in the
+//!   schema (a pathological `default`, say) is refused too, before the raw value is cloned.
 //!
 //! A schema being satisfiable is not checked (`minimum` above `maximum` is allowed, as in JSON
 //! Schema), nor must `required` names appear in `properties`.

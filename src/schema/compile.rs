@@ -27,7 +27,32 @@ const ANNOTATIONS: &[&str] = &[
 /// Largest integer an `f64` keyword value may spell and still be read exactly (2^53).
 const MAX_EXACT_F64_INT: f64 = 9_007_199_254_740_992.0;
 
+/// Deepest raw JSON nesting accepted anywhere in a schema, annotations included. A subschema
+/// level costs at most two JSON levels (`properties` → name), so every schema within
+/// [`MAX_DEPTH`] fits; the bound exists so that cloning and dropping the raw value cannot
+/// overflow the stack on, say, a pathological `default`.
+pub(crate) const MAX_RAW_DEPTH: usize = 4 * MAX_DEPTH;
+
+/// Whether `raw` nests deeper than `limit`, checked without recursion.
+fn nests_deeper_than(raw: &Value, limit: usize) -> bool {
+    let mut stack = vec![(raw, 0usize)];
+    while let Some((v, depth)) = stack.pop() {
+        if depth > limit {
+            return true;
+        }
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|c| (c, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|c| (c, depth + 1))),
+            _ => {}
+        }
+    }
+    false
+}
+
 pub(crate) fn compile_root(raw: &Value) -> Result<Node, SchemaError> {
+    if nests_deeper_than(raw, MAX_RAW_DEPTH) {
+        return Err(SchemaError::too_deep(""));
+    }
     let mut at = String::new();
     match raw {
         Value::Object(map) => compile_object(map, &mut at, 0),

@@ -13,7 +13,8 @@ pub enum SchemaErrorKind {
     /// A keyword of the subset whose value is not what the keyword takes
     /// (`"minLength": -1`, `"type": "strin"`), or a schema that is not a JSON object.
     Malformed,
-    /// Subschemas nested deeper than [`MAX_DEPTH`](super::MAX_DEPTH).
+    /// Subschemas nested deeper than [`MAX_DEPTH`](super::MAX_DEPTH), or raw JSON (annotations
+    /// included) nested deeper than four times that.
     TooDeep,
 }
 
@@ -64,7 +65,7 @@ impl SchemaError {
             kind: SchemaErrorKind::TooDeep,
             at: at.to_owned(),
             keyword: None,
-            reason: "subschemas nested deeper than 64",
+            reason: "nested too deep (more than 64 subschemas, or 256 JSON levels)",
         }
     }
 
