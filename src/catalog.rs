@@ -7,6 +7,7 @@
 //! subset; a forbidden `x-mcp-header` annotation; a template with an unsupported expression;
 //! resources or prompts listed with no reader or renderer.
 
+pub mod cursor;
 mod prompt;
 mod resource;
 mod template;

@@ -12,6 +12,7 @@ mod route;
 pub use config::{ServerConfig, DEFAULT_PAGE_SIZE};
 pub use pending::Pending;
 
+use crate::catalog::cursor::CursorCodec;
 use crate::catalog::validated::ValidatedCatalog;
 use crate::dispatch::{Carrier, Dispatch};
 use crate::error::ConfigError;
@@ -39,6 +40,7 @@ pub(crate) struct Inner {
     pub(crate) prompts_cache: (u64, CacheScope),
     pub(crate) discover_ttl_ms: u64,
     pub(crate) page_size: usize,
+    pub(crate) cursors: CursorCodec,
 }
 
 impl fmt::Debug for Server {
@@ -135,6 +137,10 @@ impl Server {
                 prompts_cache: (config.prompts_ttl_ms, config.prompts_cache_scope),
                 discover_ttl_ms: config.discover_ttl_ms,
                 page_size: config.page_size,
+                cursors: config
+                    .cursor_key
+                    .map(CursorCodec::new)
+                    .unwrap_or_else(CursorCodec::random),
             }),
         })
     }

@@ -37,6 +37,7 @@ pub struct ServerConfig {
     pub(crate) discover_ttl_ms: u64,
     pub(crate) page_size: usize,
     pub(crate) header_faults: HeaderFaults,
+    pub(crate) cursor_key: Option<[u8; 32]>,
 }
 
 impl fmt::Debug for ServerConfig {
@@ -69,6 +70,7 @@ impl ServerConfig {
             discover_ttl_ms: 0,
             page_size: DEFAULT_PAGE_SIZE,
             header_faults: HeaderFaults::RefuseAtStartup,
+            cursor_key: None,
         }
     }
 
@@ -136,6 +138,14 @@ impl ServerConfig {
     #[must_use]
     pub fn page_size(mut self, size: usize) -> Self {
         self.page_size = size;
+        self
+    }
+
+    /// The key list cursors are tagged under (default: random per process). Replicas serving
+    /// one address share a key so that a cursor from one is honoured by the next.
+    #[must_use]
+    pub fn cursor_key(mut self, key: [u8; 32]) -> Self {
+        self.cursor_key = Some(key);
         self
     }
 

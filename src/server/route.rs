@@ -2,8 +2,9 @@
 
 use super::pending::{Pending, Work};
 use super::{Inner, Reply, Step};
+use crate::catalog::cursor::{page, ListKind};
 use crate::dispatch::{CallContext, Carrier, ToolCall};
-use crate::protocol::{codes, encode_result, Incoming, RequestId, Revision, RpcError};
+use crate::protocol::{codes, encode_result, CacheScope, Incoming, RequestId, Revision, RpcError};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
@@ -54,43 +55,74 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, carrier: Carrier) -> Step {
         ("shutdown", _) => Step::Close(Some(reply_ok(inner, &id, revision, Map::new()))),
         ("exit", _) => Step::Close(Some(reply_ok(inner, &id, revision, Map::new()))),
         ("tools/list", _) if !cat.tools.is_empty() => {
-            let tools: Vec<Value> = cat.tools.iter().map(|t| t.advertised.clone()).collect();
-            let mut r = Map::new();
-            r.insert("tools".into(), Value::Array(tools));
-            let (ttl, scope) = inner.tools_cache;
-            reply_value(&id, inner.envelope.seal_cacheable(revision, r, ttl, scope))
+            let l = List {
+                kind: ListKind::Tools,
+                field: "tools",
+                cache: inner.tools_cache,
+            };
+            l.serve(
+                inner,
+                &id,
+                revision,
+                &params,
+                &cat.tools,
+                |t| t.spec.name(),
+                |t| &t.advertised,
+            )
         }
         ("tools/call", _) if !cat.tools.is_empty() => {
             tools_call(inner, id, revision, carrier, params)
         }
         ("resources/list", _) if has_resources(inner) => {
-            let list = cat.resources.iter().map(|r| r.advertised.clone()).collect();
-            cacheable_list(
+            let l = List {
+                kind: ListKind::Resources,
+                field: "resources",
+                cache: inner.resources_cache,
+            };
+            l.serve(
                 inner,
                 &id,
                 revision,
-                "resources",
-                list,
-                inner.resources_cache,
+                &params,
+                &cat.resources,
+                |r| r.spec.uri(),
+                |r| &r.advertised,
             )
         }
         ("resources/templates/list", _) if has_resources(inner) => {
-            let list = cat.templates.iter().map(|t| t.advertised.clone()).collect();
-            cacheable_list(
+            let l = List {
+                kind: ListKind::ResourceTemplates,
+                field: "resourceTemplates",
+                cache: inner.resources_cache,
+            };
+            l.serve(
                 inner,
                 &id,
                 revision,
-                "resourceTemplates",
-                list,
-                inner.resources_cache,
+                &params,
+                &cat.templates,
+                |t| t.spec.uri_template(),
+                |t| &t.advertised,
             )
         }
         ("resources/read", _) if has_resources(inner) => {
             resources_read(inner, id, revision, params)
         }
         ("prompts/list", _) if !cat.prompts.is_empty() => {
-            let list = cat.prompts.iter().map(|p| p.advertised.clone()).collect();
-            cacheable_list(inner, &id, revision, "prompts", list, inner.prompts_cache)
+            let l = List {
+                kind: ListKind::Prompts,
+                field: "prompts",
+                cache: inner.prompts_cache,
+            };
+            l.serve(
+                inner,
+                &id,
+                revision,
+                &params,
+                &cat.prompts,
+                |p| p.spec.name(),
+                |p| &p.advertised,
+            )
         }
         ("prompts/get", _) if !cat.prompts.is_empty() => prompts_get(inner, id, revision, params),
         (method, _) => fail(RpcError::method_not_found(method)),
@@ -193,17 +225,58 @@ fn ok_bare(id: &RequestId, r: Map<String, Value>) -> Step {
     reply_value(id, Value::Object(r))
 }
 
-fn cacheable_list(
-    inner: &Inner,
-    id: &RequestId,
-    revision: Revision,
-    key: &str,
-    list: Vec<Value>,
-    (ttl, scope): (u64, crate::protocol::CacheScope),
-) -> Step {
-    let mut r = Map::new();
-    r.insert(key.into(), Value::Array(list));
-    reply_value(id, inner.envelope.seal_cacheable(revision, r, ttl, scope))
+/// A paginated, cacheable list result.
+struct List {
+    kind: ListKind,
+    field: &'static str,
+    cache: (u64, CacheScope),
+}
+
+impl List {
+    #[allow(clippy::too_many_arguments)]
+    fn serve<T>(
+        &self,
+        inner: &Inner,
+        id: &RequestId,
+        revision: Revision,
+        params: &Map<String, Value>,
+        items: &[T],
+        key: impl Fn(&T) -> &str,
+        advertised: impl Fn(&T) -> &Value,
+    ) -> Step {
+        let after = match params.get("cursor") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(c)) => match inner.cursors.decode(self.kind, c) {
+                Ok(k) => Some(k),
+                Err(e) => {
+                    let err = RpcError::invalid_params(
+                        "Invalid cursor",
+                        json!({ "cursor": c, "reason": e.to_string() }),
+                    );
+                    return Step::Reply(Reply::error(Some(id), &err));
+                }
+            },
+            Some(_) => {
+                let err = RpcError::invalid_params(
+                    "params.cursor must be a string",
+                    json!({ "field": "cursor" }),
+                );
+                return Step::Reply(Reply::error(Some(id), &err));
+            }
+        };
+        let (range, next) = page(items, key, after.as_deref(), inner.page_size);
+        let list: Vec<Value> = items[range].iter().map(|i| advertised(i).clone()).collect();
+        let mut r = Map::new();
+        r.insert(self.field.into(), Value::Array(list));
+        if let Some(last) = next {
+            r.insert(
+                "nextCursor".into(),
+                Value::String(inner.cursors.encode(self.kind, last)),
+            );
+        }
+        let (ttl, scope) = self.cache;
+        reply_value(id, inner.envelope.seal_cacheable(revision, r, ttl, scope))
+    }
 }
 
 pub(crate) fn capabilities(inner: &Inner) -> Value {

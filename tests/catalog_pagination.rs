@@ -1,0 +1,146 @@
+//! Keyset pagination: one opaque cursor for every list, never skipping a pre-existing item.
+
+use beam_mcp::catalog::cursor::{page, CursorCodec, ListKind};
+use beam_mcp::catalog::{PromptSpec, RenderedPrompt};
+use beam_mcp::{Arguments, Carrier, Catalog, Served, Server, ServerConfig, ToolOutput, ToolSpec};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+    /// Between every two page fetches the list gains and loses items; every item that was there
+    /// at the start and never deleted is still served exactly once, in order.
+    #[test]
+    fn a_changing_list_never_skips_a_pre_existing_item(
+        initial in prop::collection::btree_set("[a-z]{1,4}", 0..60),
+        edits in prop::collection::vec((prop::collection::vec("[a-z]{1,4}", 0..4), prop::collection::vec(0usize..100, 0..3)), 0..40),
+        size in 1usize..8,
+    ) {
+        let codec = CursorCodec::random();
+        let mut list: BTreeSet<String> = initial.clone();
+        let mut deleted = BTreeSet::new();
+        let mut served = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut round = 0;
+        loop {
+            let keys: Vec<&String> = list.iter().collect();
+            let after = cursor.as_deref().map(|c| codec.decode(ListKind::Tools, c).unwrap());
+            let (range, next) = page(&keys, |k| k.as_str(), after.as_deref(), size);
+            served.extend(keys[range].iter().map(|k| (*k).clone()));
+            let next = next.map(|k| codec.encode(ListKind::Tools, k));
+            drop(keys);
+            let Some(n) = next else { break };
+            cursor = Some(n);
+            if let Some((adds, dels)) = edits.get(round) {
+                for a in adds { list.insert(a.clone()); }
+                for d in dels {
+                    if let Some(k) = list.iter().nth(*d % list.len().max(1)).cloned() {
+                        list.remove(&k);
+                        deleted.insert(k);
+                    }
+                }
+            }
+            round += 1;
+            prop_assert!(round < 10_000);
+        }
+        for k in initial.difference(&deleted) {
+            prop_assert!(served.contains(k), "skipped {k}");
+        }
+        let mut sorted = served.clone();
+        sorted.sort();
+        sorted.dedup();
+        prop_assert_eq!(sorted, served, "served out of order or twice");
+    }
+}
+
+fn server(tools: usize, prompts: usize, key: [u8; 32]) -> Server {
+    let mut c = Catalog::new();
+    for i in 0..tools {
+        c = c.tool(ToolSpec::new(format!("tool_{i:03}"), "t"));
+    }
+    for i in 0..prompts {
+        c = c.prompt(PromptSpec::new(format!("p{i}")));
+    }
+    c = c.renderer(|_n: String, _a: Arguments| async { Ok(RenderedPrompt::default()) });
+    Server::new(
+        ServerConfig::new(c)
+            .cursor_key(key)
+            .dispatch(|_c| async { Ok(ToolOutput::text("")) }),
+    )
+    .unwrap()
+}
+
+async fn ask(s: &Server, method: &str, cursor: Option<&str>) -> Value {
+    let mut params = json!({});
+    if let Some(c) = cursor {
+        params["cursor"] = json!(c);
+    }
+    let f = json!({"jsonrpc":"2.0","id":1,"method":method,"params":params});
+    let Served::Reply(r) = s
+        .serve(&serde_json::to_vec(&f).unwrap(), Carrier::Stdio)
+        .await
+    else {
+        panic!()
+    };
+    serde_json::from_slice(r.bytes()).unwrap()
+}
+
+#[tokio::test]
+async fn tools_list_pages_by_the_default_size_of_fifty() {
+    let s = server(120, 0, [1; 32]);
+    let mut names = Vec::new();
+    let mut cursor = None;
+    let mut pages = 0;
+    loop {
+        let r = ask(&s, "tools/list", cursor.as_deref()).await;
+        let tools = r["result"]["tools"].as_array().unwrap();
+        names.extend(tools.iter().map(|t| t["name"].as_str().unwrap().to_owned()));
+        pages += 1;
+        match r["result"].get("nextCursor") {
+            Some(Value::String(c)) => cursor = Some(c.clone()),
+            _ => break,
+        }
+    }
+    assert_eq!(pages, 3);
+    let want: Vec<String> = (0..120).map(|i| format!("tool_{i:03}")).collect();
+    assert_eq!(names, want);
+}
+
+#[tokio::test]
+async fn foreign_forged_and_corrupt_cursors_are_refused() {
+    let s = server(60, 60, [1; 32]);
+    let first = ask(&s, "tools/list", None).await;
+    let c = first["result"]["nextCursor"].as_str().unwrap().to_owned();
+    let wrong = ask(&s, "prompts/list", Some(&c)).await;
+    assert_eq!(wrong["error"]["code"], -32602);
+    assert_eq!(
+        wrong["error"]["data"]["reason"],
+        "cursor belongs to tools/list"
+    );
+    let other_server = server(60, 0, [2; 32]);
+    let forged = ask(&other_server, "tools/list", Some(&c)).await;
+    assert_eq!(
+        forged["error"]["code"], -32602,
+        "a cursor under another key is not followed"
+    );
+    let forged = CursorCodec::new([9; 32]).encode(ListKind::Tools, "tool_000");
+    assert_eq!(
+        ask(&s, "tools/list", Some(&forged)).await["error"]["code"],
+        -32602
+    );
+    let mut corrupt = c.clone();
+    corrupt.replace_range(0..1, if c.starts_with('A') { "B" } else { "A" });
+    assert_eq!(
+        ask(&s, "tools/list", Some(&corrupt)).await["error"]["code"],
+        -32602
+    );
+    assert_eq!(
+        ask(&s, "tools/list", Some("!!!")).await["error"]["code"],
+        -32602
+    );
+    assert_eq!(
+        ask(&s, "tools/list", Some("")).await["error"]["code"],
+        -32602
+    );
+}
