@@ -1,5 +1,6 @@
 //! The result envelope each revision puts around a result.
 
+use super::jsonrpc::RequestId;
 use super::revision::Revision;
 use serde_json::{json, Map, Value};
 
@@ -40,47 +41,67 @@ impl CacheScope {
     }
 }
 
-/// Seals results for a revision; built once per server.
+/// Seals results for a revision and encodes the response; built once per server.
 #[derive(Debug, Clone)]
 pub(crate) struct Envelope {
-    meta: Value,
+    /// `"resultType":"complete","_meta":{...serverInfo...}`, encoded once.
+    sealed_prefix: Vec<u8>,
     info: Value,
 }
 
 impl Envelope {
     pub(crate) fn new(info: &ServerInfo) -> Self {
         let info = info.to_value();
-        Envelope {
-            meta: json!({ "io.modelcontextprotocol/serverInfo": info }),
-            info,
-        }
+        let meta = json!({ "io.modelcontextprotocol/serverInfo": info });
+        let mut sealed_prefix = b"\"resultType\":\"complete\",\"_meta\":".to_vec();
+        // Serialising a Value into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut sealed_prefix, &meta);
+        Envelope { sealed_prefix, info }
     }
 
     pub(crate) fn server_info(&self) -> &Value {
         &self.info
     }
 
-    /// Adds `resultType` and the `_meta` identity at 2026-07-28; leaves a legacy result as it is.
-    pub(crate) fn seal(&self, revision: Revision, mut result: Map<String, Value>) -> Value {
+    /// Encodes a success response. At 2026-07-28 the result gains `resultType` and the
+    /// `_meta` identity (spliced in pre-encoded: this runs on every call); a legacy result is
+    /// written as it is.
+    pub(crate) fn encode(&self, id: &RequestId, revision: Revision, result: &Map<String, Value>) -> Vec<u8> {
+        let mut out = Vec::with_capacity(160 + self.sealed_prefix.len());
+        out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        let _ = serde_json::to_writer(&mut out, id);
+        out.extend_from_slice(b",\"result\":");
         if revision.is_modern() {
-            result.insert("resultType".into(), Value::String("complete".into()));
-            result.insert("_meta".into(), self.meta.clone());
+            out.push(b'{');
+            out.extend_from_slice(&self.sealed_prefix);
+            if result.is_empty() {
+                out.push(b'}');
+            } else {
+                let at = out.len();
+                let _ = serde_json::to_writer(&mut out, result);
+                // The map's own opening brace becomes the separator after the prefix.
+                out[at] = b',';
+            }
+        } else {
+            let _ = serde_json::to_writer(&mut out, result);
         }
-        Value::Object(result)
+        out.push(b'}');
+        out
     }
 
-    /// [`Envelope::seal`] plus `ttlMs` and `cacheScope` for a cacheable result at 2026-07-28.
-    pub(crate) fn seal_cacheable(
+    /// [`Envelope::encode`] of a cacheable result: `ttlMs` and `cacheScope` at 2026-07-28.
+    pub(crate) fn encode_cacheable(
         &self,
+        id: &RequestId,
         revision: Revision,
         mut result: Map<String, Value>,
         ttl_ms: u64,
         scope: CacheScope,
-    ) -> Value {
+    ) -> Vec<u8> {
         if revision.is_modern() {
             result.insert("ttlMs".into(), Value::from(ttl_ms));
             result.insert("cacheScope".into(), Value::String(scope.as_str().into()));
         }
-        self.seal(revision, result)
+        self.encode(id, revision, &result)
     }
 }

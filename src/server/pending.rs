@@ -4,7 +4,7 @@ use super::route::{not_found, reply_ok};
 use super::{Inner, Reply};
 use crate::catalog::{PromptRenderer, ResourceBody, ResourceReader};
 use crate::dispatch::{Dispatch, ToolCall, ToolError, ToolOutput};
-use crate::protocol::{encode_result, RequestId, Revision, RpcError};
+use crate::protocol::{RequestId, Revision, RpcError};
 use crate::schema::Arguments;
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
@@ -152,8 +152,7 @@ impl Pending {
                     let mut r = Map::new();
                     r.insert("contents".into(), Value::Array(list));
                     let (ttl, scope) = inner.resources_cache;
-                    let sealed = inner.envelope.seal_cacheable(revision, r, ttl, scope);
-                    Reply::new(encode_result(&id, &sealed), None)
+                    Reply::new(inner.envelope.encode_cacheable(&id, revision, r, ttl, scope), None)
                 }
                 Ok(Err(e)) => Reply::error(Some(&id), &not_found(revision, &uri, Some(e.reason()))),
                 Err(()) => {

@@ -214,7 +214,7 @@ pub(super) fn reply_ok(
     revision: Revision,
     r: Map<String, Value>,
 ) -> Reply {
-    Reply::new(encode_result(id, &inner.envelope.seal(revision, r)), None)
+    Reply::new(inner.envelope.encode(id, revision, &r), None)
 }
 
 fn ok(inner: &Inner, id: &RequestId, revision: Revision, r: Map<String, Value>) -> Step {
@@ -275,7 +275,7 @@ impl List {
             );
         }
         let (ttl, scope) = self.cache;
-        reply_value(id, inner.envelope.seal_cacheable(revision, r, ttl, scope))
+        Step::Reply(Reply::new(inner.envelope.encode_cacheable(id, revision, r, ttl, scope), None))
     }
 }
 
