@@ -21,8 +21,11 @@ fn server() -> Server {
         "required": ["place"],
         "additionalProperties": false
     }));
-    let catalog = (0..20).fold(Catalog::new().tool(tool), |c, i| c.tool(ToolSpec::new(format!("t{i}"), "x")));
-    Server::new(ServerConfig::new(catalog).dispatch(|_c| async { Ok(ToolOutput::text("12°C")) })).unwrap()
+    let catalog = (0..20).fold(Catalog::new().tool(tool), |c, i| {
+        c.tool(ToolSpec::new(format!("t{i}"), "x"))
+    });
+    Server::new(ServerConfig::new(catalog).dispatch(|_c| async { Ok(ToolOutput::text("12°C")) }))
+        .unwrap()
 }
 
 /// Polls a future that never waits (the bench host is synchronous), without a runtime.

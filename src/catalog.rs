@@ -23,6 +23,7 @@ pub use resource::{
 };
 pub use template::TemplateError;
 pub use tool::{CommandClass, Mode, ToolSpec};
+pub use validated::MAX_TEMPLATE_URI_BYTES;
 
 use prompt::SharedRenderer;
 use resource::SharedReader;

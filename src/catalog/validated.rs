@@ -12,6 +12,9 @@ use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 use std::sync::Arc;
 
+/// The longest uri a resource template is matched against.
+pub const MAX_TEMPLATE_URI_BYTES: usize = 2048;
+
 /// How a forbidden `x-mcp-header` annotation is treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum HeaderFaults {
@@ -93,11 +96,17 @@ impl ValidatedCatalog {
     }
 
     /// Whether `uri` is listed or matched by a listed template: the only uris the reader sees.
+    ///
+    /// Template matching is bounded to uris of [`MAX_TEMPLATE_URI_BYTES`]: a longer uri is
+    /// matched by no template, so no request can make a match cost more than that bound.
     pub(crate) fn is_readable(&self, uri: &str) -> bool {
-        self.resources
+        let listed = self
+            .resources
             .binary_search_by(|r| r.spec.uri.as_str().cmp(uri))
-            .is_ok()
-            || self.templates.iter().any(|t| t.template.matches(uri))
+            .is_ok();
+        listed
+            || (uri.len() <= MAX_TEMPLATE_URI_BYTES
+                && self.templates.iter().any(|t| t.template.matches(uri)))
     }
 
     pub(crate) fn build(

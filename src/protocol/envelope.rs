@@ -56,7 +56,10 @@ impl Envelope {
         let mut sealed_prefix = b"\"resultType\":\"complete\",\"_meta\":".to_vec();
         // Serialising a Value into a Vec cannot fail.
         let _ = serde_json::to_writer(&mut sealed_prefix, &meta);
-        Envelope { sealed_prefix, info }
+        Envelope {
+            sealed_prefix,
+            info,
+        }
     }
 
     pub(crate) fn server_info(&self) -> &Value {
@@ -66,7 +69,12 @@ impl Envelope {
     /// Encodes a success response. At 2026-07-28 the result gains `resultType` and the
     /// `_meta` identity (spliced in pre-encoded: this runs on every call); a legacy result is
     /// written as it is.
-    pub(crate) fn encode(&self, id: &RequestId, revision: Revision, result: &Map<String, Value>) -> Vec<u8> {
+    pub(crate) fn encode(
+        &self,
+        id: &RequestId,
+        revision: Revision,
+        result: &Map<String, Value>,
+    ) -> Vec<u8> {
         let mut out = Vec::with_capacity(160 + self.sealed_prefix.len());
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
         let _ = serde_json::to_writer(&mut out, id);

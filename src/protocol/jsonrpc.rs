@@ -76,8 +76,8 @@ struct Wire {
     method: Option<Value>,
     #[serde(default, deserialize_with = "present")]
     params: Option<Value>,
-    #[serde(rename = "_meta", default)]
-    meta: Option<IgnoredAny>,
+    #[serde(rename = "_meta", default, deserialize_with = "present")]
+    meta: Option<Value>,
 }
 
 /// Decodes one JSON-RPC message.

@@ -58,6 +58,15 @@ impl fmt::Debug for Pending {
 /// transport.
 struct Guarded<F>(F);
 
+/// Calls a host function that returns a future; a panic raised before the future exists is
+/// caught like one raised while it runs.
+async fn guarded<T>(make: impl FnOnce() -> crate::BoxFuture<T>) -> Result<T, ()> {
+    match std::panic::catch_unwind(AssertUnwindSafe(make)) {
+        Ok(fut) => Guarded(fut).await,
+        Err(_) => Err(()),
+    }
+}
+
 impl<F: Future + Unpin> Future for Guarded<F> {
     type Output = Result<F::Output, ()>;
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -118,7 +127,7 @@ impl Pending {
         match work {
             Work::Tool { dispatch, call } => {
                 let tool = call.tool.clone();
-                let outcome = match Guarded(dispatch.call(call)).await {
+                let outcome = match guarded(|| dispatch.call(call)).await {
                     Ok(r) => r,
                     Err(()) => {
                         tracing::error!(%tool, "tool dispatch panicked");
@@ -127,7 +136,7 @@ impl Pending {
                 };
                 reply_ok(&inner, &id, revision, tool_result(outcome))
             }
-            Work::Read { reader, uri } => match Guarded(reader.read(&uri)).await {
+            Work::Read { reader, uri } => match guarded(|| reader.read(&uri)).await {
                 Ok(Ok(contents)) => {
                     let list: Vec<Value> = contents
                         .into_iter()
@@ -152,7 +161,12 @@ impl Pending {
                     let mut r = Map::new();
                     r.insert("contents".into(), Value::Array(list));
                     let (ttl, scope) = inner.resources_cache;
-                    Reply::new(inner.envelope.encode_cacheable(&id, revision, r, ttl, scope), None)
+                    Reply::new(
+                        inner
+                            .envelope
+                            .encode_cacheable(&id, revision, r, ttl, scope),
+                        None,
+                    )
                 }
                 Ok(Err(e)) => Reply::error(Some(&id), &not_found(revision, &uri, Some(e.reason()))),
                 Err(()) => {
@@ -164,7 +178,7 @@ impl Pending {
                 renderer,
                 name,
                 arguments,
-            } => match Guarded(renderer.render(&name, arguments)).await {
+            } => match guarded(|| renderer.render(&name, arguments)).await {
                 Ok(Ok(rendered)) => {
                     let messages: Vec<Value> = rendered
                         .messages

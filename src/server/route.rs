@@ -41,6 +41,10 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, carrier: Carrier) -> Step {
         "server/discover" => {
             return ok(inner, &id, Revision::V2026_07_28, discover(inner, carrier))
         }
+        // HTTP serves 2026-07-28 only: the legacy opener is not a method there.
+        "initialize" if carrier == Carrier::Http => {
+            return fail(RpcError::method_not_found("initialize"))
+        }
         "initialize" => return ok_bare(&id, initialize(inner)),
         _ => {}
     }
@@ -275,7 +279,10 @@ impl List {
             );
         }
         let (ttl, scope) = self.cache;
-        Step::Reply(Reply::new(inner.envelope.encode_cacheable(id, revision, r, ttl, scope), None))
+        Step::Reply(Reply::new(
+            inner.envelope.encode_cacheable(id, revision, r, ttl, scope),
+            None,
+        ))
     }
 }
 

@@ -107,14 +107,24 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (tx, rx) = mpsc::channel::<Reply>(options.max_in_flight.max(1));
-    let writer_task = tokio::spawn(write_loop(writer, rx));
+    let mut writer_task = tokio::spawn(write_loop(writer, rx));
+    let mut writer_done = None;
     let permits = Arc::new(Semaphore::new(options.max_in_flight.max(1)));
     let mut in_flight = JoinSet::new();
     let mut line = Vec::with_capacity(4096);
     let mut read_error = None;
 
     loop {
-        match read_line(&mut reader, &mut line, options.max_line_bytes).await {
+        let next = tokio::select! {
+            biased;
+            done = &mut writer_task => {
+                // The writer only ends early when the output is gone: stop reading at once.
+                writer_done = Some(done);
+                break;
+            }
+            next = read_line(&mut reader, &mut line, options.max_line_bytes) => next,
+        };
+        match next {
             Ok(Line::Eof) => break,
             Ok(Line::TooLong) => {
                 let e = RpcError::new(codes::INVALID_REQUEST, "Invalid request").with_data(json!({
@@ -167,11 +177,16 @@ where
             }
         }
     }
+    if writer_done.is_some() {
+        in_flight.abort_all();
+    }
     while in_flight.join_next().await.is_some() {}
     drop(tx);
-    let written = writer_task
-        .await
-        .unwrap_or_else(|e| Err(io::Error::other(e)));
+    let written = match writer_done {
+        Some(done) => done,
+        None => writer_task.await,
+    }
+    .unwrap_or_else(|e| Err(io::Error::other(e)));
     if let Some(e) = read_error {
         return Err(e);
     }
@@ -217,7 +232,10 @@ async fn read_line<R: AsyncBufRead + Unpin>(
             None => (chunk.len(), false),
         };
         if !overflow {
-            let content = if done { take - 1 } else { take };
+            let mut content = if done { take - 1 } else { take };
+            if done && content > 0 && chunk[content - 1] == b'\r' {
+                content -= 1;
+            }
             if buf.len() + content > max {
                 overflow = true;
                 buf.clear();
