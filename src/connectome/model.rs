@@ -8,6 +8,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use unicode_normalization::UnicodeNormalization;
+
 /// Id of the one dispatch node: the MCP `tools/call` site every tool is reached from.
 pub const DISPATCH_NODE: &str = "mcp:dispatch";
 
@@ -198,7 +200,8 @@ pub struct EdgeAttrs {
     pub count: Option<u64>,
 }
 
-/// A graph: nodes by id and edges by identity, both in a stable order.
+/// A graph: nodes by id and edges by identity, both in a stable order. Ids are put in
+/// Unicode NFC on the way in, so ids equal after NFC are one node.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Graph {
     nodes: BTreeMap<String, Node>,
@@ -216,7 +219,8 @@ impl Graph {
 
     /// Adds a node; a node already present under the same id is kept and gains any grouping
     /// it lacked.
-    pub fn add_node(&mut self, node: Node) {
+    pub fn add_node(&mut self, mut node: Node) {
+        node.id = nfc(&node.id);
         match self.nodes.get_mut(&node.id) {
             Some(existing) => {
                 if existing.package.is_none() {
@@ -235,6 +239,7 @@ impl Graph {
     /// Adds an edge with sign [`Sign::Unset`] and no count, adding bare nodes for missing
     /// endpoints (kinds inferred from the id prefix). An edge already present is unchanged.
     pub fn add_edge(&mut self, key: EdgeKey) {
+        let key = normalized(key);
         for id in [&key.from, &key.to] {
             if !self.nodes.contains_key(id.as_str()) {
                 self.nodes
@@ -251,6 +256,7 @@ impl Graph {
 
     /// Adds `n` to an edge's count, adding the edge first if absent.
     pub fn add_count(&mut self, key: EdgeKey, n: u64) {
+        let key = normalized(key);
         self.add_edge(key.clone());
         if let Some(attrs) = self.edges.get_mut(&key) {
             attrs.count = Some(attrs.count.unwrap_or(0).saturating_add(n));
@@ -260,7 +266,7 @@ impl Graph {
     /// Sets the sign of an edge that is present; returns whether it was. This crate never calls
     /// it with anything but [`Sign::Unset`]: signs are the consumer's to write.
     pub fn set_sign(&mut self, key: &EdgeKey, sign: Sign) -> bool {
-        match self.edges.get_mut(key) {
+        match self.edges.get_mut(&normalized(key.clone())) {
             Some(attrs) => {
                 attrs.sign = sign;
                 true
@@ -276,7 +282,7 @@ impl Graph {
 
     /// A node by id.
     pub fn node(&self, id: &str) -> Option<&Node> {
-        self.nodes.get(id)
+        self.nodes.get(&nfc(id))
     }
 
     /// Edges in key order (kind, from, to).
@@ -286,12 +292,12 @@ impl Graph {
 
     /// An edge's attributes.
     pub fn edge(&self, key: &EdgeKey) -> Option<&EdgeAttrs> {
-        self.edges.get(key)
+        self.edges.get(&normalized(key.clone()))
     }
 
     /// Whether the graph holds the edge.
     pub fn contains_edge(&self, key: &EdgeKey) -> bool {
-        self.edges.contains_key(key)
+        self.edges.contains_key(&normalized(key.clone()))
     }
 
     /// Number of nodes.
@@ -302,6 +308,18 @@ impl Graph {
     /// Number of edges.
     pub fn edge_count(&self) -> usize {
         self.edges.len()
+    }
+}
+
+fn nfc(s: &str) -> String {
+    s.nfc().collect()
+}
+
+fn normalized(key: EdgeKey) -> EdgeKey {
+    EdgeKey {
+        kind: key.kind,
+        from: nfc(&key.from),
+        to: nfc(&key.to),
     }
 }
 
