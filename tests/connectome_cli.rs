@@ -16,7 +16,8 @@ fn declared_writes_a_verifiable_export() {
     )
     .unwrap();
     let out = dir.join("declared.json");
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/host_crate/Cargo.toml");
+    let manifest =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/host_crate/Cargo.toml");
     let status = Command::new(env!("CARGO_BIN_EXE_connectome"))
         .args(["declared", "--manifest-path"])
         .arg(&manifest)
@@ -45,6 +46,8 @@ fn usage_errors_exit_2() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("md5"));
-    let output = Command::new(env!("CARGO_BIN_EXE_connectome")).output().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_connectome"))
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }

@@ -2,9 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use beam_mcp::connectome::declared::{
-    BoundEntry, BoundReason, Declared, DeclaredInput, ToolEntry,
-};
+use beam_mcp::connectome::declared::{BoundEntry, BoundReason, Declared, DeclaredInput, ToolEntry};
 use beam_mcp::connectome::model::{EdgeKey, EdgeKind};
 
 fn fixture_manifest() -> PathBuf {
@@ -15,7 +13,10 @@ fn fixture() -> Declared {
     let mut input = DeclaredInput::new(fixture_manifest());
     input.tools = vec![
         ToolEntry::new("get_weather", Some("host_crate::weather::api::get_weather")),
-        ToolEntry::new("get_forecast", Some("host_crate::weather::api::get_forecast")),
+        ToolEntry::new(
+            "get_forecast",
+            Some("host_crate::weather::api::get_forecast"),
+        ),
         ToolEntry::new("ghost", Some("host_crate::nowhere::ghost")),
     ];
     Declared::build(&input).expect("fixture builds")
@@ -83,7 +84,11 @@ fn fixture_bound_enumerates_dynamic_sites_with_lines() {
     let d = fixture();
     let dynamic = &d.bound().dynamic_dispatch;
     let api = "src/weather/api.rs";
-    let e = find(dynamic, BoundReason::TraitObjectMethod, "backend.temperature");
+    let e = find(
+        dynamic,
+        BoundReason::TraitObjectMethod,
+        "backend.temperature",
+    );
     assert_eq!((e.file.as_deref(), e.line), (Some(api), 10));
     let e = find(dynamic, BoundReason::FnPointerOrClosure, "scale");
     assert_eq!((e.file.as_deref(), e.line), (Some(api), 12));
@@ -101,10 +106,25 @@ fn fixture_bound_enumerates_dynamic_sites_with_lines() {
 fn fixture_bound_enumerates_outside_scope_and_unreadable() {
     let d = fixture();
     let b = d.bound();
-    let e = find(&b.outside_scope, BoundReason::ExternalPath, "serde_json::to_string");
-    assert_eq!((e.file.as_deref(), e.line), (Some("src/weather/api.rs"), 15));
-    find(&b.outside_scope, BoundReason::ExternalPath, "std::mem::drop");
-    find(&b.outside_scope, BoundReason::MethodNotInScope, ".to_uppercase");
+    let e = find(
+        &b.outside_scope,
+        BoundReason::ExternalPath,
+        "serde_json::to_string",
+    );
+    assert_eq!(
+        (e.file.as_deref(), e.line),
+        (Some("src/weather/api.rs"), 15)
+    );
+    find(
+        &b.outside_scope,
+        BoundReason::ExternalPath,
+        "std::mem::drop",
+    );
+    find(
+        &b.outside_scope,
+        BoundReason::MethodNotInScope,
+        ".to_uppercase",
+    );
     let e = find(
         &b.outside_scope,
         BoundReason::DispatchTargetNotInScope,
@@ -114,12 +134,20 @@ fn fixture_bound_enumerates_outside_scope_and_unreadable() {
 
     let e = find(&b.unreadable, BoundReason::ParseError, "host_crate::broken");
     assert_eq!((e.file.as_deref(), e.line), (Some("src/broken.rs"), 7));
-    let e = find(&b.unreadable, BoundReason::MissingModuleFile, "host_crate::missing");
+    let e = find(
+        &b.unreadable,
+        BoundReason::MissingModuleFile,
+        "host_crate::missing",
+    );
     assert_eq!((e.file.as_deref(), e.line), (Some("src/lib.rs"), 4));
     find(&b.unreadable, BoundReason::MacroBody, "celsius!");
     find(&b.unreadable, BoundReason::MacroBody, "thread_local!");
     find(&b.unreadable, BoundReason::MacroBody, "println!");
-    find(&b.unreadable, BoundReason::DeriveMacro, "derive(serde::Serialize)");
+    find(
+        &b.unreadable,
+        BoundReason::DeriveMacro,
+        "derive(serde::Serialize)",
+    );
     // Every entry but the tool's carries a file and a line.
     for entry in b.entries() {
         if entry.reason != BoundReason::DispatchTargetNotInScope {

@@ -110,7 +110,10 @@ fn host_crate_declared() -> Declared {
     );
     input.tools = vec![
         ToolEntry::new("get_weather", Some("host_crate::weather::api::get_weather")),
-        ToolEntry::new("get_forecast", Some("host_crate::weather::api::get_forecast")),
+        ToolEntry::new(
+            "get_forecast",
+            Some("host_crate::weather::api::get_forecast"),
+        ),
     ];
     Declared::build(&input).unwrap()
 }

@@ -8,10 +8,12 @@
 //!   one object that are equal after NFC are an error ([`CanonicalError::DuplicateKey`]).
 //! - Strings escaped as ECMAScript `JSON.stringify` does: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`,
 //!   `\t`, other code points below U+0020 as `\u00xx` (lowercase hex), everything else literal.
-//! - Numbers: an integer (a JSON number parsed without fraction or exponent) is written in
-//!   decimal and must lie within ±(2^53 − 1), else [`CanonicalError::IntegerOutOfRange`]; any
-//!   other number is an IEEE 754 double written in ECMAScript's shortest round-trip form
-//!   (`Number.prototype.toString`), with `-0` written `0`. NaN and infinities cannot occur.
+//! - Numbers: every number must lie within ±(2^53 − 1), else
+//!   [`CanonicalError::IntegerOutOfRange`] (beyond it a double is always an integer, and the
+//!   integers there are not all exact). An integer (a JSON number parsed without fraction or
+//!   exponent) is written in decimal; any other number is an IEEE 754 double written in
+//!   ECMAScript's shortest round-trip form (`Number.prototype.toString`), `-0` as `0`. NaN and
+//!   infinities cannot occur.
 //! - Documents are sealed ([`seal`]) with `schema_version: 2`, their `kind`, the
 //!   `digest_algorithm` name, and a `digest`: the lowercase hex hash, by the named algorithm,
 //!   of the canonical bytes of the document without its `digest` member.
@@ -297,6 +299,13 @@ fn write_number(n: &Number, out: &mut Vec<u8>) -> Result<(), CanonicalError> {
         out.extend_from_slice(i.to_string().as_bytes());
     } else {
         let f = n.as_f64().ok_or(CanonicalError::NonFiniteNumber)?;
+        // Beyond 2^53 every double is an integer, and ECMAScript would spell some of them as
+        // integer tokens the rule above refuses: refuse them here too, so writing is idempotent.
+        if f.abs() > MAX_SAFE_INTEGER as f64 {
+            return Err(CanonicalError::IntegerOutOfRange {
+                value: format_double(f)?,
+            });
+        }
         out.extend_from_slice(format_double(f)?.as_bytes());
     }
     Ok(())
@@ -307,7 +316,7 @@ fn write_number(n: &Number, out: &mut Vec<u8>) -> Result<(), CanonicalError> {
 ///
 /// ```
 /// use beam_mcp::connectome::canonical::format_double;
-/// assert_eq!(format_double(1e21).unwrap(), "1e+21");
+/// assert_eq!(format_double(1e21).unwrap(), "1e+21"); // refused by to_canonical_bytes
 /// assert_eq!(format_double(1e20).unwrap(), "100000000000000000000");
 /// assert_eq!(format_double(0.000001).unwrap(), "0.000001");
 /// assert_eq!(format_double(1e-7).unwrap(), "1e-7");
@@ -502,6 +511,10 @@ mod tests {
         assert!(to_canonical_bytes(&json!(9007199254740991u64)).is_ok());
         assert!(matches!(
             to_canonical_bytes(&json!(9007199254740992u64)),
+            Err(CanonicalError::IntegerOutOfRange { .. })
+        ));
+        assert!(matches!(
+            to_canonical_bytes(&json!(1.5e16)),
             Err(CanonicalError::IntegerOutOfRange { .. })
         ));
         assert!(matches!(
