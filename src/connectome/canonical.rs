@@ -198,7 +198,9 @@ pub fn to_canonical_bytes(value: &Value) -> Result<Vec<u8>, CanonicalError> {
     Ok(out)
 }
 
-/// Parses JSON text and writes its canonical bytes.
+/// Parses JSON text and writes its canonical bytes. The parser is `serde_json`'s: a member
+/// name repeated verbatim in one object keeps its last value (exports never repeat one; keys
+/// that differ but are equal after NFC are still an error).
 ///
 /// # Errors
 /// [`CanonicalError::Parse`] when the input is not JSON, else as [`to_canonical_bytes`].
