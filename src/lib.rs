@@ -34,6 +34,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod catalog;
+pub mod connectome;
 mod dispatch;
 mod error;
 pub mod protocol;

@@ -102,7 +102,6 @@ fn forbidden_mcp_header_annotations_are_refused() {
             HeaderFault::InvalidName { .. } => "InvalidName",
             HeaderFault::Duplicate { .. } => "Duplicate",
             HeaderFault::NotTopLevel { .. } => "NotTopLevel",
-            _ => "other",
         };
         assert_eq!(got, want, "{schema}");
     }

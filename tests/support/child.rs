@@ -1,3 +1,4 @@
+#![allow(unreachable_pub, dead_code)]
 //! Drives the weather example as a real subprocess over its stdin and stdout.
 
 use serde_json::Value;

@@ -1,3 +1,4 @@
+#![allow(unreachable_pub, dead_code)]
 //! Validates wire messages against the MCP schema of their revision (vendored under tests/spec).
 
 use serde_json::{json, Value};

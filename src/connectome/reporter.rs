@@ -1,0 +1,104 @@
+//! The reporter actor: builds the three exports on demand, off the hot path.
+
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+
+use super::canonical::{CanonicalError, DigestAlgorithm, Sealed};
+use super::declared::Declared;
+use super::diff::Diff;
+use super::export::{declared_export, diff_export, observed_export, ExportKind};
+use super::observed::Collector;
+
+/// What a [`Reporter`] starts with.
+#[derive(Debug, Clone)]
+pub struct ReporterArgs {
+    /// The declared graph (built by the host, e.g. with
+    /// [`Declared::build`](super::declared::Declared::build), before the reporter starts).
+    pub declared: Declared,
+    /// The collector whose snapshot is the observed graph.
+    pub collector: Collector,
+    /// The digest algorithm every export names.
+    pub algorithm: DigestAlgorithm,
+}
+
+/// Messages to a [`Reporter`].
+#[derive(Debug)]
+pub enum ReporterMsg {
+    /// Build an export and reply with its sealed bytes.
+    Export(ExportKind, RpcReplyPort<Result<Sealed, CanonicalError>>),
+}
+
+/// Builds one export from a declared graph and a collector's current snapshot. Pure but for
+/// reading the collector's counters.
+///
+/// # Errors
+/// [`CanonicalError`] when the document cannot be written canonically (a count beyond
+/// 2^53 − 1).
+pub fn build_export(
+    kind: ExportKind,
+    declared: &Declared,
+    collector: &Collector,
+    algorithm: DigestAlgorithm,
+) -> Result<Sealed, CanonicalError> {
+    match kind {
+        ExportKind::Declared => declared_export(declared, algorithm),
+        ExportKind::Observed => observed_export(&collector.snapshot(), algorithm),
+        ExportKind::Diff => diff_export(
+            &Diff::run(declared.graph(), &collector.snapshot()),
+            algorithm,
+        ),
+    }
+}
+
+/// The reporter actor, meant to run under the Root supervisor.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use beam_mcp::connectome::canonical::{verify, DigestAlgorithm};
+/// use beam_mcp::connectome::declared::Declared;
+/// use beam_mcp::connectome::export::ExportKind;
+/// use beam_mcp::connectome::observed::Collector;
+/// use beam_mcp::connectome::reporter::{Reporter, ReporterArgs, ReporterMsg};
+/// let args = ReporterArgs {
+///     declared: Declared::default(),
+///     collector: Collector::new(),
+///     algorithm: DigestAlgorithm::Sha512,
+/// };
+/// let (reporter, handle) = ractor::Actor::spawn(None, Reporter, args).await.unwrap();
+/// let sealed = ractor::call!(reporter, ReporterMsg::Export, ExportKind::Diff).unwrap().unwrap();
+/// assert_eq!(verify(&sealed.bytes).unwrap().kind, "diff");
+/// reporter.stop(None);
+/// handle.await.unwrap();
+/// # });
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Reporter;
+
+impl Actor for Reporter {
+    type Msg = ReporterMsg;
+    type State = ReporterArgs;
+    type Arguments = ReporterArgs;
+
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        args: ReporterArgs,
+    ) -> Result<ReporterArgs, ActorProcessingErr> {
+        Ok(args)
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        message: ReporterMsg,
+        state: &mut ReporterArgs,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            ReporterMsg::Export(kind, reply) => {
+                let result = build_export(kind, &state.declared, &state.collector, state.algorithm);
+                // A caller that gave up waiting is no fault of the reporter's.
+                let _ = reply.send(result);
+            }
+        }
+        Ok(())
+    }
+}
