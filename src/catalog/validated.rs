@@ -33,7 +33,7 @@ pub(crate) struct ToolEntry {
     pub(crate) advertised: Value,
     pub(crate) header_fault: Option<HeaderFault>,
     /// Top-level properties carrying `x-mcp-header`: (header name, property name).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    #[allow(dead_code)] // read by the HTTP transport
     pub(crate) headers: Vec<(String, Arc<str>)>,
 }
 
