@@ -275,7 +275,7 @@ fn annotations_pass_untouched() {
 }
 
 #[test]
-fn properties_report_types_in_schema_order() {
+fn properties_report_types_in_schema_key_order() {
     let s = compile(json!({"type": "object", "properties": {
         "z": {"type": ["integer", "null"]},
         "a": {},
@@ -293,9 +293,9 @@ fn properties_report_types_in_schema_order() {
     assert_eq!(
         got,
         vec![
-            ("z".into(), vec!["integer", "null"]),
             ("a".into(), vec![]),
-            ("m".into(), vec!["boolean"])
+            ("m".into(), vec!["boolean"]),
+            ("z".into(), vec!["integer", "null"])
         ]
     );
     assert!(s.properties().all(|(_, p)| p.mcp_header().is_none()));
@@ -533,18 +533,19 @@ fn first_violation_order_is_deterministic() {
         "required": ["b", "c"],
         "additionalProperties": false
     }));
-    // required is checked before properties, properties in schema order, then undeclared keys.
+    // required is checked before properties, properties in the compiled schema's key order,
+    // then undeclared keys.
     assert_eq!(
         refuses(&s, json!({"a": 1, "b": 1})),
         (String::new(), "required")
     );
     assert_eq!(
         refuses(&s, json!({"a": 1, "b": 1, "c": 1})),
-        ("/b".into(), "type")
+        ("/a".into(), "type")
     );
     assert_eq!(
         refuses(&s, json!({"z": 1, "a": "", "b": "", "c": 1})),
-        ("/z".into(), "additionalProperties")
+        ("/c".into(), "additionalProperties")
     );
 }
 

@@ -14,7 +14,7 @@ pub const MAX_DEPTH: usize = 64;
 ///
 /// ```
 /// use beam_mcp::protocol::exceeds_depth;
-/// assert!(!exceeds_depth(br#"{"a":[1,{"b":"[[[["}]}"#, 2));
+/// assert!(!exceeds_depth(br#"{"a":[1,{"b":"[[[["}]}"#, 3));
 /// assert!(exceeds_depth(b"[[[1]]]", 2));
 /// ```
 pub fn exceeds_depth(bytes: &[u8], max: usize) -> bool {
