@@ -205,20 +205,8 @@ impl HttpService {
         if let Some(hook) = &c.authorize_body {
             match std::panic::catch_unwind(AssertUnwindSafe(|| hook(&parts, &bytes))) {
                 Ok(Ok(())) => {}
-                Ok(Err(refusal)) => {
-                    tracing::info!(
-                        reason = refusal.reason(),
-                        "authorize_body refused a request"
-                    );
-                    return Err(Refuse::opaque(StatusCode::FORBIDDEN, "Forbidden"));
-                }
-                Err(_) => {
-                    tracing::error!("authorize_body panicked");
-                    return Err(Refuse::new(
-                        StatusCode::INTERNAL_SERVER_ERROR,
-                        RpcError::internal(),
-                    ));
-                }
+                Ok(Err(refusal)) => return Err(refused("authorize_body", &refusal)),
+                Err(_) => return Err(panicked("authorize_body")),
             }
         }
         let message = decode(&bytes)
@@ -265,9 +253,10 @@ impl HttpService {
             r.allow_post = true;
             return Err(r);
         }
-        if let Err(refusal) = (c.authorize)(parts) {
-            tracing::info!(reason = refusal.reason(), "authorize refused a request");
-            return Err(Refuse::opaque(StatusCode::FORBIDDEN, "Forbidden"));
+        match std::panic::catch_unwind(AssertUnwindSafe(|| (c.authorize)(parts))) {
+            Ok(Ok(())) => {}
+            Ok(Err(refusal)) => return Err(refused("authorize", &refusal)),
+            Err(_) => return Err(panicked("authorize")),
         }
         if parts.headers.contains_key(header::TRANSFER_ENCODING) {
             return Err(Refuse::new(
@@ -384,6 +373,17 @@ impl AtLeast400 for StatusCode {
             self
         }
     }
+}
+
+/// A hook's refusal: the reason is logged, the caller learns nothing.
+fn refused(hook: &'static str, refusal: &Refusal) -> Refuse {
+    tracing::info!(hook, reason = refusal.reason(), "request refused");
+    Refuse::opaque(StatusCode::FORBIDDEN, "Forbidden")
+}
+
+fn panicked(hook: &'static str) -> Refuse {
+    tracing::error!(hook, "authorization hook panicked");
+    Refuse::new(StatusCode::INTERNAL_SERVER_ERROR, RpcError::internal())
 }
 
 fn unsupported(requested: &str) -> RpcError {
