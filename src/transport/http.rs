@@ -41,7 +41,7 @@ pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(15);
 /// // Trusts every caller that reaches the loopback socket.
 /// let service = HttpService::new(server, |_| Ok(()), AllowedOrigins::list(["http://localhost"]));
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:4000").await?;
-/// serve(listener, service).await;
+/// match serve(listener, service).await {}
 /// # }
 /// ```
 pub async fn serve(listener: TcpListener, service: HttpService) -> Infallible {
