@@ -422,3 +422,49 @@ where
         Box::pin(async move { Ok(this.respond(req).await) })
     }
 }
+
+/// The same service for a tower stack (axum's `any_service`, say), always ready.
+impl<B> tower_service::Service<Request<B>> for HttpService
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: bytes::Buf + Send,
+{
+    type Response = Response<Full<Bytes>>;
+    type Error = Infallible;
+    type Future = crate::BoxFuture<Result<Self::Response, Infallible>>;
+
+    fn poll_ready(
+        &mut self,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        hyper::service::Service::call(self, req)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Catalog, ServerConfig};
+
+    #[tokio::test]
+    async fn usable_as_a_tower_service() {
+        let server = Server::new(ServerConfig::new(Catalog::new())).unwrap();
+        let mut svc = HttpService::new(server, |_| Ok(()), AllowedOrigins::Any).path("/mcp");
+        let req = Request::get("/elsewhere")
+            .header("host", "localhost")
+            .body(Full::new(Bytes::new()))
+            .unwrap();
+        let r = tower_service::Service::call(&mut svc, req).await.unwrap();
+        assert_eq!(r.status(), StatusCode::NOT_FOUND);
+        let req = Request::get("/mcp")
+            .header("host", "localhost")
+            .body(Full::new(Bytes::new()))
+            .unwrap();
+        let r = tower_service::Service::call(&mut svc, req).await.unwrap();
+        assert_eq!(r.status(), StatusCode::METHOD_NOT_ALLOWED);
+    }
+}
