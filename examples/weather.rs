@@ -1,7 +1,8 @@
-//! The README's host: the seed's weather catalog served over stdio.
+//! The README's host: the seed's weather catalog served over stdio, or over HTTP at `/mcp`.
 //!
 //! ```text
 //! cargo run --example weather
+//! cargo run --example weather -- --http 127.0.0.1:4000
 //! ```
 //!
 //! One tool (`get_weather`), two resources (a list and a template) and one prompt. The
@@ -99,6 +100,17 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let mut args = std::env::args().skip(1);
+    if let Some(flag) = args.next() {
+        return match (flag.as_str(), args.next()) {
+            #[cfg(feature = "http")]
+            ("--http", Some(addr)) => serve_http(server, &addr).await,
+            _ => {
+                eprintln!("usage: weather [--http ADDR]");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match beam_mcp::transport::stdio::serve_stdio(server).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -106,4 +118,27 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+#[cfg(feature = "http")]
+async fn serve_http(server: Server, addr: &str) -> ExitCode {
+    use beam_mcp::transport::http::{serve, AllowedOrigins, HttpService};
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("weather: cannot bind {addr}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // This example accepts every caller that reaches the socket: it is meant to be bound to
+    // loopback. A real host checks a credential here, from the request head alone.
+    let authorize = |_: &http::request::Parts| Ok(());
+    let service = HttpService::new(
+        server,
+        authorize,
+        AllowedOrigins::list(["http://localhost", "http://127.0.0.1"]),
+    )
+    .path("/mcp");
+    tracing::info!(%addr, "serving MCP over HTTP at /mcp");
+    match serve(listener, service).await {}
 }

@@ -179,6 +179,30 @@ impl Server {
         }
     }
 
+    /// The revision a decoded request is served at, or the -32602/-32022 its `_meta` earns:
+    /// the HTTP transport needs it before routing, to tell a malformed envelope (400) from a
+    /// request-level error (200).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn revision_for(
+        &self,
+        message: &crate::protocol::Incoming,
+        carrier: Carrier,
+    ) -> Result<crate::protocol::Revision, RpcError> {
+        if message.top_level_meta {
+            return Err(RpcError::invalid_params(
+                "_meta belongs in params",
+                serde_json::json!({ "field": "_meta", "expected": "params._meta" }),
+            ));
+        }
+        route::revision_of(message, carrier)
+    }
+
+    /// The `x-mcp-header` annotations of a tool: (header name, property name).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn tool_headers(&self, name: &str) -> Option<&[(String, Arc<str>)]> {
+        self.inner.catalog.tool(name).map(|t| t.headers.as_slice())
+    }
+
     /// The `tools/list` entry of a tool, exactly as advertised.
     pub fn advertised_tool(&self, name: &str) -> Option<&Value> {
         self.inner.catalog.tool(name).map(|t| &t.advertised)

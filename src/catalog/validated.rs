@@ -33,7 +33,6 @@ pub(crate) struct ToolEntry {
     pub(crate) advertised: Value,
     pub(crate) header_fault: Option<HeaderFault>,
     /// Top-level properties carrying `x-mcp-header`: (header name, property name).
-    #[allow(dead_code)] // read by the HTTP transport
     pub(crate) headers: Vec<(String, Arc<str>)>,
 }
 

@@ -142,7 +142,7 @@ fn has_resources(inner: &Inner) -> bool {
 /// No `_meta`, or a `_meta` with no `io.modelcontextprotocol/` member (a legacy
 /// `progressToken`, say), is a legacy request. A `_meta` that speaks the modern vocabulary
 /// must name its revision, and a 2026-07-28 request must carry what that revision requires.
-fn revision_of(m: &Incoming, carrier: Carrier) -> Result<Revision, RpcError> {
+pub(super) fn revision_of(m: &Incoming, carrier: Carrier) -> Result<Revision, RpcError> {
     let meta = match m.params.as_ref().and_then(|p| p.get("_meta")) {
         None => return legacy(carrier),
         Some(Value::Object(meta)) => meta,

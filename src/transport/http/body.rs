@@ -1,0 +1,100 @@
+//! The bounded, deadlined body read: at most `cap` bytes, one deadline for the whole body.
+
+use bytes::{Bytes, BytesMut};
+use http_body_util::BodyExt as _;
+use std::pin::pin;
+use tokio::time::{timeout_at, Instant};
+
+/// Why a body could not be read whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BodyError {
+    /// The body reached `cap + 1` bytes; reading stopped there.
+    TooLarge,
+    /// The deadline passed before the body ended.
+    TimedOut,
+    /// The peer reset the stream or sent a malformed body.
+    Failed,
+}
+
+/// Reads `body` whole, refusing it once it passes `cap` bytes or `deadline` passes.
+///
+/// One deadline covers every frame, so a drip of tiny frames cannot stretch the read.
+pub(crate) async fn read<B>(body: B, cap: usize, deadline: Instant) -> Result<Bytes, BodyError>
+where
+    B: http_body::Body,
+    B::Data: bytes::Buf,
+{
+    let mut body = pin!(body);
+    let mut buf = BytesMut::new();
+    loop {
+        let frame = match timeout_at(deadline, body.frame()).await {
+            Err(_) => return Err(BodyError::TimedOut),
+            Ok(None) => return Ok(buf.freeze()),
+            Ok(Some(Err(_))) => return Err(BodyError::Failed),
+            Ok(Some(Ok(frame))) => frame,
+        };
+        if let Ok(mut data) = frame.into_data() {
+            use bytes::Buf as _;
+            if buf.len() + data.remaining() > cap {
+                return Err(BodyError::TooLarge);
+            }
+            while data.has_remaining() {
+                let chunk = data.chunk();
+                buf.extend_from_slice(chunk);
+                let n = chunk.len();
+                data.advance(n);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body::Frame;
+    use std::pin::Pin;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use std::task::{Context, Poll};
+    use std::time::Duration;
+
+    /// An endless body of fixed-size frames that counts what was pulled from it.
+    struct Endless {
+        frame: usize,
+        pulled: Arc<AtomicUsize>,
+    }
+
+    impl http_body::Body for Endless {
+        type Data = Bytes;
+        type Error = std::convert::Infallible;
+        fn poll_frame(
+            self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+            self.pulled.fetch_add(self.frame, Ordering::SeqCst);
+            Poll::Ready(Some(Ok(Frame::data(Bytes::from(vec![b' '; self.frame])))))
+        }
+    }
+
+    #[tokio::test]
+    async fn stops_at_cap_plus_one_frame() {
+        let pulled = Arc::new(AtomicUsize::new(0));
+        let body = Endless {
+            frame: 16 * 1024,
+            pulled: pulled.clone(),
+        };
+        let cap = 1024 * 1024;
+        let deadline = Instant::now() + Duration::from_secs(5);
+        assert_eq!(read(body, cap, deadline).await, Err(BodyError::TooLarge));
+        assert!(pulled.load(Ordering::SeqCst) <= cap + 16 * 1024);
+    }
+
+    #[tokio::test]
+    async fn exactly_the_cap_is_read_and_one_more_is_not() {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let at_cap = http_body_util::Full::new(Bytes::from(vec![b' '; 10]));
+        assert_eq!(read(at_cap, 10, deadline).await.map(|b| b.len()), Ok(10));
+        let over = http_body_util::Full::new(Bytes::from(vec![b' '; 11]));
+        assert_eq!(read(over, 10, deadline).await, Err(BodyError::TooLarge));
+    }
+}

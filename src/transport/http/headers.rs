@@ -1,0 +1,292 @@
+//! Pure header checks: the MCP request headers against the body, and the Host and Origin
+//! allow-lists. No IO.
+
+use base64::Engine as _;
+use http::header::{HeaderMap, HeaderName};
+use serde_json::Value;
+use std::fmt;
+
+const SENTINEL_OPEN: &str = "=?base64?";
+const SENTINEL_CLOSE: &str = "?=";
+
+/// Why a header was refused (answered 400 with -32020).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum HeaderError {
+    /// The header is required and absent.
+    Missing(String),
+    /// Its value is not visible ASCII, or its base64 form does not decode to UTF-8.
+    Malformed(String),
+    /// Two of its values disagree.
+    Conflicting(String),
+    /// It disagrees with the body.
+    Mismatch(String),
+    /// It is present and the body has no such argument.
+    Unexpected(String),
+}
+
+impl HeaderError {
+    pub(crate) fn header(&self) -> &str {
+        match self {
+            HeaderError::Missing(h)
+            | HeaderError::Malformed(h)
+            | HeaderError::Conflicting(h)
+            | HeaderError::Mismatch(h)
+            | HeaderError::Unexpected(h) => h,
+        }
+    }
+}
+
+impl fmt::Display for HeaderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HeaderError::Missing(h) => write!(f, "header {h} is required"),
+            HeaderError::Malformed(h) => write!(f, "header {h} is malformed"),
+            HeaderError::Conflicting(h) => write!(f, "header {h} has values that disagree"),
+            HeaderError::Mismatch(h) => write!(f, "header {h} does not match the body"),
+            HeaderError::Unexpected(h) => {
+                write!(f, "header {h} names an argument the body does not carry")
+            }
+        }
+    }
+}
+
+/// Decodes one header value: `=?base64?…?=` (case-sensitive markers) is base64 of UTF-8;
+/// anything else must be visible ASCII and is taken as it is.
+pub(crate) fn decode_value(raw: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(raw).ok()?;
+    if !text
+        .bytes()
+        .all(|b| b == b' ' || b == b'\t' || b.is_ascii_graphic())
+    {
+        return None;
+    }
+    match text
+        .strip_prefix(SENTINEL_OPEN)
+        .and_then(|t| t.strip_suffix(SENTINEL_CLOSE))
+    {
+        Some(b64) => {
+            let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
+            String::from_utf8(bytes).ok()
+        }
+        None => Some(text.to_owned()),
+    }
+}
+
+/// The one value of `name`, decoded, checked across every occurrence of the header.
+///
+/// # Errors
+/// [`HeaderError::Malformed`] for an undecodable value, [`HeaderError::Conflicting`] when two
+/// occurrences decode differently.
+pub(crate) fn single(
+    headers: &HeaderMap,
+    name: &HeaderName,
+) -> Result<Option<String>, HeaderError> {
+    let mut found: Option<String> = None;
+    for raw in headers.get_all(name) {
+        let v =
+            decode_value(raw.as_bytes()).ok_or_else(|| HeaderError::Malformed(name.to_string()))?;
+        match &found {
+            Some(prev) if *prev != v => return Err(HeaderError::Conflicting(name.to_string())),
+            Some(_) => {}
+            None => found = Some(v),
+        }
+    }
+    Ok(found)
+}
+
+/// A required header that must equal `expected`.
+///
+/// # Errors
+/// Missing, malformed, conflicting, or not equal to `expected` (`None` when the body has no
+/// value to compare with, which is a mismatch).
+pub(crate) fn require_eq(
+    headers: &HeaderMap,
+    name: &HeaderName,
+    expected: Option<&str>,
+) -> Result<(), HeaderError> {
+    match single(headers, name)? {
+        None => Err(HeaderError::Missing(name.to_string())),
+        Some(v) if Some(v.as_str()) == expected => Ok(()),
+        Some(_) => Err(HeaderError::Mismatch(name.to_string())),
+    }
+}
+
+/// Whether a header value stands for a body argument: strings exactly, booleans as
+/// `true`/`false`, numbers numerically (42 equals 42.0).
+pub(crate) fn value_matches(header: &str, arg: &Value) -> bool {
+    match arg {
+        Value::String(s) => s == header,
+        Value::Bool(b) => header == if *b { "true" } else { "false" },
+        Value::Number(n) => {
+            if let (Some(a), Ok(h)) = (n.as_i64(), header.parse::<i64>()) {
+                return a == h;
+            }
+            match (n.as_f64(), header.parse::<f64>()) {
+                (Some(a), Ok(h)) => h.is_finite() && a == h,
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// One `Mcp-Param-{Name}` header against its argument: both absent is fine, one without the
+/// other is not.
+///
+/// # Errors
+/// Malformed or conflicting values, a header without its argument, an argument without its
+/// header, or values that disagree.
+pub(crate) fn check_param(
+    headers: &HeaderMap,
+    header: &str,
+    arg: Option<&Value>,
+) -> Result<(), HeaderError> {
+    let label = format!("Mcp-Param-{header}");
+    let Ok(name) = HeaderName::from_bytes(label.as_bytes()) else {
+        return Err(HeaderError::Malformed(label));
+    };
+    match (single(headers, &name)?, arg) {
+        (None, None) => Ok(()),
+        (Some(_), None) => Err(HeaderError::Unexpected(label)),
+        (None, Some(_)) => Err(HeaderError::Missing(label)),
+        (Some(v), Some(a)) if value_matches(&v, a) => Ok(()),
+        (Some(_), Some(_)) => Err(HeaderError::Mismatch(label)),
+    }
+}
+
+/// The host part of a Host header or `:authority`, without its port, lowercased.
+fn host_name(authority: &str) -> Option<String> {
+    let authority = authority.trim();
+    let host = if let Some(rest) = authority.strip_prefix('[') {
+        let end = rest.find(']')?;
+        let port = &rest[end + 1..];
+        if !(port.is_empty() || port.strip_prefix(':').is_some_and(is_port)) {
+            return None;
+        }
+        &authority[..end + 2]
+    } else {
+        match authority.rsplit_once(':') {
+            Some((h, p)) if is_port(p) => h,
+            Some(_) => return None,
+            None => authority,
+        }
+    };
+    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+}
+
+fn is_port(p: &str) -> bool {
+    !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether `authority` names an allowed host, any port.
+pub(crate) fn host_allowed(authority: &str, allowed: &[String]) -> bool {
+    host_name(authority).is_some_and(|h| allowed.iter().any(|a| a.eq_ignore_ascii_case(&h)))
+}
+
+/// Whether `origin` is in `allowed` (ASCII case-insensitive, exact otherwise).
+pub(crate) fn origin_listed(origin: &[u8], allowed: &[String]) -> bool {
+    allowed
+        .iter()
+        .any(|a| a.as_bytes().eq_ignore_ascii_case(origin))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::HeaderValue;
+    use serde_json::json;
+
+    fn map(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut m = HeaderMap::new();
+        for (k, v) in pairs {
+            m.append(
+                HeaderName::from_bytes(k.as_bytes()).unwrap(),
+                HeaderValue::from_str(v).unwrap(),
+            );
+        }
+        m
+    }
+
+    #[test]
+    fn base64_sentinel_is_decoded_and_case_sensitive() {
+        assert_eq!(decode_value(b"=?base64?w6low6k=?=").as_deref(), Some("éhé"));
+        assert_eq!(
+            decode_value(b"=?BASE64?w6low6k=?=").as_deref(),
+            Some("=?BASE64?w6low6k=?=")
+        );
+        assert_eq!(decode_value(b"=?base64?!!!?="), None);
+        assert_eq!(decode_value(b"caf\xc3\xa9"), None);
+    }
+
+    #[test]
+    fn every_value_of_a_header_is_checked() {
+        let name = HeaderName::from_static("mcp-method");
+        let m = map(&[("mcp-method", "tools/call"), ("mcp-method", "tools/list")]);
+        assert_eq!(
+            single(&m, &name),
+            Err(HeaderError::Conflicting("mcp-method".into()))
+        );
+        let m = map(&[
+            ("mcp-method", "tools/call"),
+            ("mcp-method", "=?base64?dG9vbHMvY2FsbA==?="),
+        ]);
+        assert_eq!(require_eq(&m, &name, Some("tools/call")), Ok(()));
+        assert_eq!(
+            require_eq(&HeaderMap::new(), &name, Some("x")),
+            Err(HeaderError::Missing("mcp-method".into()))
+        );
+    }
+
+    #[test]
+    fn params_compare_by_type() {
+        assert!(value_matches("42", &json!(42)));
+        assert!(value_matches("42.0", &json!(42)));
+        assert!(value_matches("42", &json!(42.0)));
+        assert!(!value_matches("43", &json!(42)));
+        assert!(!value_matches("forty-two", &json!(42)));
+        assert!(value_matches("true", &json!(true)));
+        assert!(!value_matches("True", &json!(true)));
+        assert!(value_matches("Oslo", &json!("Oslo")));
+        assert!(!value_matches("oslo", &json!("Oslo")));
+    }
+
+    #[test]
+    fn params_must_come_in_pairs() {
+        let m = map(&[("mcp-param-region", "eu")]);
+        assert_eq!(check_param(&m, "Region", Some(&json!("eu"))), Ok(()));
+        assert!(matches!(
+            check_param(&m, "Region", None),
+            Err(HeaderError::Unexpected(_))
+        ));
+        assert!(matches!(
+            check_param(&HeaderMap::new(), "Region", Some(&json!("eu"))),
+            Err(HeaderError::Missing(_))
+        ));
+        assert_eq!(check_param(&HeaderMap::new(), "Region", None), Ok(()));
+    }
+
+    #[test]
+    fn hosts_match_any_port() {
+        let allowed: Vec<String> = ["localhost", "127.0.0.1", "[::1]"]
+            .map(String::from)
+            .to_vec();
+        for ok in [
+            "localhost",
+            "LOCALHOST:80",
+            "127.0.0.1:4000",
+            "[::1]",
+            "[::1]:8080",
+        ] {
+            assert!(host_allowed(ok, &allowed), "{ok}");
+        }
+        for bad in [
+            "evil.example",
+            "localhost.evil.example",
+            "127.0.0.1:x",
+            "[::1",
+            "",
+        ] {
+            assert!(!host_allowed(bad, &allowed), "{bad}");
+        }
+    }
+}

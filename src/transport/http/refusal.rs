@@ -1,0 +1,120 @@
+//! Responses: a status plus a JSON-RPC error object, or a core reply with its status.
+
+use crate::protocol::{codes, encode_error, RequestId, RpcError};
+use bytes::Bytes;
+use http::{header, HeaderValue, Response, StatusCode, Version};
+use http_body_util::Full;
+use std::borrow::Cow;
+use std::fmt;
+
+/// A hook's refusal of a request. The reason goes to the log; the caller sees an opaque 403.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    reason: Cow<'static, str>,
+}
+
+impl Refusal {
+    /// A refusal, with a reason for the log.
+    pub fn new(reason: impl Into<Cow<'static, str>>) -> Self {
+        Refusal {
+            reason: reason.into(),
+        }
+    }
+
+    /// The reason, as logged.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "request refused: {}", self.reason)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// The status a core reply travels with.
+pub(crate) fn status_of(error: Option<i64>) -> StatusCode {
+    match error {
+        None => StatusCode::OK,
+        Some(codes::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(codes::INTERNAL_ERROR) => StatusCode::INTERNAL_SERVER_ERROR,
+        Some(
+            codes::PARSE_ERROR
+            | codes::INVALID_REQUEST
+            | codes::HEADER_MISMATCH
+            | codes::UNSUPPORTED_PROTOCOL_VERSION,
+        ) => StatusCode::BAD_REQUEST,
+        // What is left is answered about the request's content (an unknown tool, invalid
+        // arguments, a resource not found): the envelope was fine, so 200.
+        Some(_) => StatusCode::OK,
+    }
+}
+
+/// A JSON response.
+pub(crate) fn json(status: StatusCode, body: Vec<u8>) -> Response<Full<Bytes>> {
+    let mut r = Response::new(Full::new(Bytes::from(body)));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+/// A refusal the transport issues itself.
+#[derive(Debug)]
+pub(crate) struct Refuse {
+    pub(crate) status: StatusCode,
+    pub(crate) error: Box<RpcError>,
+    pub(crate) id: Option<RequestId>,
+    /// Issued before the body was read: an HTTP/1.1 connection cannot be reused.
+    pub(crate) unread: bool,
+    /// A 405: say which method is served.
+    pub(crate) allow_post: bool,
+}
+
+impl Refuse {
+    pub(crate) fn new(status: StatusCode, error: RpcError) -> Self {
+        Refuse {
+            status,
+            error: Box::new(error),
+            id: None,
+            unread: false,
+            allow_post: false,
+        }
+    }
+
+    /// The same refusal, issued before the body was read.
+    pub(crate) fn unread(mut self) -> Self {
+        self.unread = true;
+        self
+    }
+
+    /// The same refusal, answering request `id`.
+    pub(crate) fn id(mut self, id: Option<RequestId>) -> Self {
+        self.id = id;
+        self
+    }
+
+    /// -32600 with a fixed message and no detail.
+    pub(crate) fn opaque(status: StatusCode, message: &'static str) -> Self {
+        Refuse::new(status, RpcError::new(codes::INVALID_REQUEST, message))
+    }
+
+    pub(crate) fn into_response(self, version: Version) -> Response<Full<Bytes>> {
+        let mut r = json(self.status, encode_error(self.id.as_ref(), &self.error));
+        if self.allow_post {
+            r.headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static("POST"));
+        }
+        // HTTP/2 forbids connection-specific headers; its streams end on their own.
+        if self.unread && version <= Version::HTTP_11 {
+            r.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        r
+    }
+}

@@ -1,0 +1,226 @@
+//! The MCP request headers against the body, over HTTP/1.1 and h2c through a real listener.
+
+#[path = "support/http.rs"]
+mod rig;
+#[path = "support/spec.rs"]
+mod spec;
+
+use rig::{call, remove, rpc, set, spawn, Client, BOTH, MODERN};
+use serde_json::json;
+use spec::Spec;
+
+const HEADER_MISMATCH: i64 = -32020;
+const UNSUPPORTED: i64 = -32022;
+
+async fn each(f: impl AsyncFn(&Client)) {
+    let addr = spawn(rig::service()).await;
+    for proto in BOTH {
+        f(&Client::new(proto, addr)).await;
+    }
+}
+
+#[tokio::test]
+async fn protocol_version_header_is_required_and_must_match() {
+    let spec = Spec::load(MODERN);
+    each(async |c| {
+        let body = rpc("tools/list", json!({}));
+        let r = c
+            .post_with(&body, |h| remove(h, "MCP-Protocol-Version"))
+            .await;
+        assert_eq!(
+            (r.status.as_u16(), r.code()),
+            (400, HEADER_MISMATCH),
+            "{:?}",
+            c.proto
+        );
+        spec.check("JSONRPCErrorResponse", &r.json());
+        let r = c
+            .post_with(&body, |h| {
+                h.push(("MCP-Protocol-Version".into(), "2025-11-25".into()))
+            })
+            .await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, HEADER_MISMATCH));
+        let r = c
+            .post_with(&body, |h| set(h, "MCP-Protocol-Version", "2024-11-05"))
+            .await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, UNSUPPORTED));
+        assert_eq!(r.json()["error"]["data"]["supported"], json!([MODERN]));
+        spec.check("JSONRPCErrorResponse", &r.json());
+        // The header is fine, the body names another revision.
+        let mut other = body.clone();
+        other["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2025-11-25");
+        let r = c.post(&other).await;
+        assert_eq!(r.status.as_u16(), 400);
+        assert!([HEADER_MISMATCH, UNSUPPORTED].contains(&r.code()));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn mcp_method_must_equal_the_body_method() {
+    each(async |c| {
+        let body = rpc("tools/list", json!({}));
+        let r = c.post_with(&body, |h| remove(h, "Mcp-Method")).await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, HEADER_MISMATCH));
+        let r = c
+            .post_with(&body, |h| set(h, "Mcp-Method", "prompts/list"))
+            .await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, HEADER_MISMATCH));
+        assert_eq!(r.json()["id"], 1);
+        let r = c.post(&body).await;
+        assert_eq!(r.status.as_u16(), 200);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn mcp_name_must_equal_the_tool_or_uri() {
+    each(async |c| {
+        let body = call(json!({"place": "Oslo"}));
+        let r = c
+            .post_with(&body, |h| {
+                set(h, "Mcp-Name", "other");
+                h.push(("Mcp-Param-Place".into(), "Oslo".into()));
+            })
+            .await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, HEADER_MISMATCH));
+        let r = c
+            .post_with(&body, |h| {
+                remove(h, "Mcp-Name");
+                h.push(("Mcp-Param-Place".into(), "Oslo".into()));
+            })
+            .await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, HEADER_MISMATCH));
+        let read = rpc("resources/read", json!({"uri": "weather://places"}));
+        let r = c
+            .post_with(&read, |h| set(h, "Mcp-Name", "weather://other"))
+            .await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, HEADER_MISMATCH));
+        let r = c.post(&read).await;
+        assert_eq!(r.status.as_u16(), 200, "{:?}", r.json());
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn mcp_param_headers_mirror_annotated_arguments() {
+    let spec = Spec::load(MODERN);
+    each(async |c| {
+        let body = call(json!({"place": "Oslo", "days": 42, "metric": true, "note": "x"}));
+        let ok = |h: &mut Vec<(String, String)>| {
+            h.push(("Mcp-Param-Place".into(), "Oslo".into()));
+            h.push(("mcp-param-days".into(), "42.0".into()));
+            h.push(("Mcp-Param-Metric".into(), "true".into()));
+        };
+        let r = c.post_with(&body, ok).await;
+        assert_eq!(r.status.as_u16(), 200, "{:?}", r.json());
+        spec.check_response("CallToolResult", &r.json());
+        assert_eq!(r.json()["result"]["content"][0]["text"], "sunny in Oslo");
+
+        let r = c
+            .post_with(&body, |h| {
+                ok(h);
+                set(h, "Mcp-Param-Days", "43");
+            })
+            .await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, HEADER_MISMATCH));
+        let r = c
+            .post_with(&body, |h| {
+                ok(h);
+                set(h, "Mcp-Param-Metric", "True");
+            })
+            .await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, HEADER_MISMATCH));
+        // Argument present, header absent.
+        let r = c
+            .post_with(&body, |h| {
+                ok(h);
+                remove(h, "Mcp-Param-Metric");
+            })
+            .await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, HEADER_MISMATCH));
+        // Header present, argument absent.
+        let only_place = call(json!({"place": "Oslo"}));
+        let r = c
+            .post_with(&only_place, |h| {
+                h.push(("Mcp-Param-Place".into(), "Oslo".into()));
+                h.push(("Mcp-Param-Days".into(), "1".into()));
+            })
+            .await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, HEADER_MISMATCH));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn base64_values_are_decoded_and_markers_are_case_sensitive() {
+    each(async |c| {
+        let body = call(json!({"place": "Zürich"}));
+        // base64("Zürich")
+        let r = c
+            .post_with(&body, |h| {
+                h.push(("Mcp-Param-Place".into(), "=?base64?WsO8cmljaA==?=".into()))
+            })
+            .await;
+        assert_eq!(r.status.as_u16(), 200, "{:?}", r.json());
+        let r = c
+            .post_with(&body, |h| {
+                h.push(("Mcp-Param-Place".into(), "=?BASE64?WsO8cmljaA==?=".into()))
+            })
+            .await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, HEADER_MISMATCH));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn duplicate_headers_that_disagree_are_refused() {
+    each(async |c| {
+        let body = call(json!({"place": "Oslo"}));
+        let r = c
+            .post_with(&body, |h| {
+                h.push(("Mcp-Param-Place".into(), "Oslo".into()));
+                h.push(("Mcp-Param-Place".into(), "Lima".into()));
+            })
+            .await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, HEADER_MISMATCH));
+        let r = c
+            .post_with(&body, |h| {
+                h.push(("Mcp-Param-Place".into(), "Oslo".into()));
+                h.push(("Mcp-Method".into(), "tools/list".into()));
+            })
+            .await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, HEADER_MISMATCH));
+        let r = c
+            .post_with(&body, |h| {
+                h.push(("Mcp-Param-Place".into(), "Oslo".into()));
+                h.push(("Mcp-Param-Place".into(), "=?base64?T3Nsbw==?=".into()));
+            })
+            .await;
+        assert_eq!(r.status.as_u16(), 200, "agreeing duplicates pass");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn missing_or_malformed_meta_is_400_invalid_params() {
+    let spec = Spec::load(MODERN);
+    each(async |c| {
+        let bare = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+        let r = c.post(&bare).await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, -32602));
+        spec.check("JSONRPCErrorResponse", &r.json());
+        let mut no_caps = rpc("tools/list", json!({}));
+        no_caps["params"]["_meta"]
+            .as_object_mut()
+            .unwrap()
+            .remove("io.modelcontextprotocol/clientCapabilities");
+        let r = c.post(&no_caps).await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, -32602));
+        let mut top = rpc("tools/list", json!({}));
+        top["_meta"] = rig::meta();
+        let r = c.post(&top).await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, -32602));
+    })
+    .await;
+}
