@@ -14,6 +14,7 @@ pub use pending::Pending;
 
 use crate::catalog::cursor::CursorCodec;
 use crate::catalog::validated::ValidatedCatalog;
+use crate::connectome::observed::Collector;
 use crate::dispatch::{Carrier, Dispatch};
 use crate::error::ConfigError;
 use crate::protocol::{
@@ -41,6 +42,7 @@ pub(crate) struct Inner {
     pub(crate) discover_ttl_ms: u64,
     pub(crate) page_size: usize,
     pub(crate) cursors: CursorCodec,
+    pub(crate) collector: Option<Collector>,
 }
 
 impl fmt::Debug for Server {
@@ -137,6 +139,7 @@ impl Server {
                 prompts_cache: (config.prompts_ttl_ms, config.prompts_cache_scope),
                 discover_ttl_ms: config.discover_ttl_ms,
                 page_size: config.page_size,
+                collector: config.collector,
                 cursors: config
                     .cursor_key
                     .map(CursorCodec::new)

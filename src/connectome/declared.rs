@@ -48,6 +48,26 @@ pub struct DeclaredInput {
 }
 
 impl DeclaredInput {
+    /// The tools of a catalog, each with the host function that serves it as `target` names
+    /// it (`None` when the host does not say). The one dispatch function serving every tool is
+    /// the common case: `|_| Some("my_host::dispatch".into())`.
+    #[must_use]
+    pub fn with_catalog(
+        mut self,
+        catalog: &crate::catalog::Catalog,
+        target: impl Fn(&crate::catalog::ToolSpec) -> Option<String>,
+    ) -> Self {
+        self.tools = catalog
+            .tools()
+            .iter()
+            .map(|t| ToolEntry {
+                name: t.name().to_owned(),
+                dispatch_target: target(t),
+            })
+            .collect();
+        self
+    }
+
     /// Input for every `lib` and `bin` target of the packages under `manifest_path`.
     pub fn new(manifest_path: impl Into<PathBuf>) -> Self {
         DeclaredInput {

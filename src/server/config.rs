@@ -3,6 +3,7 @@
 
 use crate::catalog::validated::HeaderFaults;
 use crate::catalog::Catalog;
+use crate::connectome::observed::Collector;
 use crate::dispatch::Dispatch;
 use crate::protocol::CacheScope;
 use std::fmt;
@@ -38,6 +39,7 @@ pub struct ServerConfig {
     pub(crate) page_size: usize,
     pub(crate) header_faults: HeaderFaults,
     pub(crate) cursor_key: Option<[u8; 32]>,
+    pub(crate) collector: Option<Collector>,
 }
 
 impl fmt::Debug for ServerConfig {
@@ -71,6 +73,7 @@ impl ServerConfig {
             page_size: DEFAULT_PAGE_SIZE,
             header_faults: HeaderFaults::RefuseAtStartup,
             cursor_key: None,
+            collector: None,
         }
     }
 
@@ -146,6 +149,15 @@ impl ServerConfig {
     #[must_use]
     pub fn cursor_key(mut self, key: [u8; 32]) -> Self {
         self.cursor_key = Some(key);
+        self
+    }
+
+    /// The connectome collector the dispatch site records into. Recording happens only while
+    /// the collector is attached, and only for calls that passed validation: an edge names a
+    /// catalog tool, never a caller's string.
+    #[must_use]
+    pub fn collector(mut self, collector: Collector) -> Self {
+        self.collector = Some(collector);
         self
     }
 

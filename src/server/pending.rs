@@ -14,6 +14,7 @@ use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use tracing::Instrument as _;
 
 pub(super) enum Work {
     Tool {
@@ -127,7 +128,12 @@ impl Pending {
         match work {
             Work::Tool { dispatch, call } => {
                 let tool = call.tool.clone();
-                let outcome = match guarded(|| dispatch.call(call)).await {
+                // The one dispatch site: the edge is recorded here, after validation, by name only.
+                if let Some(collector) = &inner.collector {
+                    collector.record_dispatch(&tool);
+                }
+                let span = crate::connectome::observed::dispatch_span(&tool);
+                let outcome = match guarded(|| dispatch.call(call)).instrument(span).await {
                     Ok(r) => r,
                     Err(()) => {
                         tracing::error!(%tool, "tool dispatch panicked");
