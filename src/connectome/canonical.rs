@@ -313,6 +313,46 @@ fn write_number(n: &Number, out: &mut Vec<u8>) -> Result<(), CanonicalError> {
     Ok(())
 }
 
+/// Rust's shortest digits are the shortest that round-trip, but when the double lies exactly
+/// halfway between two such strings Rust may pick the odd one; ECMAScript (and so RFC 8785)
+/// picks the even one. Detects that exact tie from the double's full decimal expansion.
+fn even_on_tie(f: f64, digits: String, exp: i32) -> String {
+    let Ok(d) = digits.parse::<u64>() else {
+        return digits;
+    };
+    if d % 2 == 0 || digits.len() > 17 {
+        return digits;
+    }
+    let exact = format!("{f:.800e}");
+    let Some((m, e)) = exact.split_once('e') else {
+        return digits;
+    };
+    if e.parse::<i32>().ok() != Some(exp) {
+        return digits;
+    }
+    let full: String = m.chars().filter(|c| *c != '.').collect();
+    let rest = full.get(digits.len()..).unwrap_or("");
+    let head = full.get(..digits.len()).unwrap_or("");
+    // Exactly half a unit in the last place above `head`, or below it.
+    let half = rest.starts_with('5') && rest[1..].bytes().all(|b| b == b'0');
+    let Ok(h) = head.parse::<u64>() else {
+        return digits;
+    };
+    let (lower, upper) = if half { (h, h + 1) } else { return digits };
+    let even = if lower % 2 == 0 { lower } else { upper };
+    let candidate = format!("{even:0width$}", width = digits.len());
+    let mut sci = String::with_capacity(candidate.len() + 8);
+    sci.push_str(&candidate[..1]);
+    sci.push('.');
+    sci.push_str(&candidate[1..]);
+    sci.push_str(&format!("e{exp}"));
+    if candidate.len() == digits.len() && sci.parse::<f64>().ok() == Some(f) {
+        candidate
+    } else {
+        digits
+    }
+}
+
 /// A finite double in ECMAScript's `Number.prototype.toString` form (shortest round-trip
 /// digits; plain notation for decimal exponents in −6 < n ≤ 21, else `d.ddde±n`).
 ///
@@ -342,6 +382,7 @@ pub fn format_double(f: f64) -> Result<String, CanonicalError> {
     let (mantissa, exp) = sci.split_once('e').ok_or(CanonicalError::NonFiniteNumber)?;
     let exp: i32 = exp.parse().map_err(|_| CanonicalError::NonFiniteNumber)?;
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let digits = even_on_tie(f, digits, exp);
     let k = i32::try_from(digits.len()).map_err(|_| CanonicalError::NonFiniteNumber)?;
     let n = exp + 1;
     let mut s = String::new();
@@ -564,6 +605,26 @@ mod tests {
         assert_eq!(
             verify(&sealed.bytes).unwrap().algorithm,
             DigestAlgorithm::Sha384
+        );
+    }
+}
+
+#[cfg(test)]
+mod tie_tests {
+    use super::format_double;
+
+    #[test]
+    fn an_exact_tie_between_two_shortest_strings_takes_the_even_digit() {
+        // 1509805100944860.25 is exactly representable: .2 and .3 both round-trip.
+        assert_eq!(
+            format_double(1_509_805_100_944_860.2).unwrap(),
+            "1509805100944860.2"
+        );
+        assert_eq!(format_double(0.1).unwrap(), "0.1");
+        assert_eq!(format_double(5e-324).unwrap(), "5e-324");
+        assert_eq!(
+            format_double(1.7976931348623157e308).unwrap(),
+            "1.7976931348623157e+308"
         );
     }
 }

@@ -2,7 +2,7 @@
 
 use super::depth::{exceeds_depth, MAX_DEPTH};
 use super::error::RpcError;
-use serde::de::{Deserializer, IgnoredAny};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -61,9 +61,73 @@ pub struct FrameError {
     pub error: RpcError,
 }
 
-// Distinguishes an absent member (None) from one that is present, null included (Some).
+// Distinguishes an absent member (None) from one that is present, null included (Some), and
+// refuses a repeated key at any depth.
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
+    d.deserialize_any(Strict).map(Some)
+}
+
+/// Builds a `Value` like serde_json's own, but refuses an object that repeats a key: a
+/// repeated `name` or `_meta` read last-wins here and first-wins by a gateway or an
+/// `authorize_body` hook would let the two disagree about which tool runs.
+struct Strict;
+
+struct StrictValue(Value);
+
+impl<'de> Deserialize<'de> for StrictValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(Strict).map(StrictValue)
+    }
+}
+
+impl<'de> Visitor<'de> for Strict {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(StrictValue(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if out.contains_key(&key) {
+                return Err(de::Error::custom(format_args!("duplicate key `{key}`")));
+            }
+            let StrictValue(v) = map.next_value()?;
+            out.insert(key, v);
+        }
+        Ok(Value::Object(out))
+    }
 }
 
 #[derive(Deserialize)]
@@ -240,6 +304,13 @@ mod tests {
             code(br#"{"jsonrpc":"2.0","id":1,"method":"x","method":"y"}"#),
             codes::INVALID_REQUEST
         );
+        for dup in [
+            &br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"name":"a","name":"b"}}"#[..],
+            br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{},"_meta":{}}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"arguments":{"p":[{"q":1,"q":2}]}}}"#,
+        ] {
+            assert_eq!(code(dup), codes::INVALID_REQUEST, "{}", String::from_utf8_lossy(dup));
+        }
     }
 
     #[test]

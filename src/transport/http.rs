@@ -17,17 +17,46 @@ mod service;
 pub use refusal::Refusal;
 pub use service::{AllowedOrigins, HttpService, DEFAULT_READ_TIMEOUT, MAX_BODY_BYTES};
 
+use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use std::convert::Infallible;
+use std::future::Future;
+use std::pin::{pin, Pin};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::time::Instant;
 
-/// How long a client may take to send a request head (HTTP/1.1; hyper enforces it).
+/// How long a client may take to send a request head (HTTP/1.1; hyper enforces it), and the
+/// first byte of a new connection (both protocols).
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(15);
 
+/// How long a connection may sit with no request in flight before it is closed gracefully
+/// (HTTP/1.1 keep-alive and HTTP/2 alike).
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Connection-level bounds of [`serve_with`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServeOptions {
+    /// The deadline for a new connection's first byte and for an HTTP/1.1 request head.
+    pub header_read_timeout: Duration,
+    /// How long a connection may be idle (no request in flight) before it is closed.
+    pub idle_timeout: Duration,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            header_read_timeout: HEADER_READ_TIMEOUT,
+            idle_timeout: IDLE_TIMEOUT,
+        }
+    }
+}
+
 /// Accepts connections on `listener` forever, serving each on its own task, HTTP/1.1 or
-/// HTTP/2 (prior knowledge) as the client speaks.
+/// HTTP/2 (prior knowledge) as the client speaks, with the default [`ServeOptions`].
 ///
 /// An accept error (out of file descriptors, an aborted handshake) is logged and the loop
 /// goes on after a short pause; it never ends the server.
@@ -45,11 +74,20 @@ pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(15);
 /// # }
 /// ```
 pub async fn serve(listener: TcpListener, service: HttpService) -> Infallible {
+    serve_with(listener, service, ServeOptions::default()).await
+}
+
+/// [`serve`] with explicit connection bounds.
+pub async fn serve_with(
+    listener: TcpListener,
+    service: HttpService,
+    options: ServeOptions,
+) -> Infallible {
     let mut builder = Builder::new(TokioExecutor::new());
     builder
         .http1()
         .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT);
+        .header_read_timeout(options.header_read_timeout);
     builder.http2().timer(TokioTimer::new());
     loop {
         let (stream, peer) = match listener.accept().await {
@@ -60,13 +98,119 @@ pub async fn serve(listener: TcpListener, service: HttpService) -> Infallible {
                 continue;
             }
         };
-        let builder = builder.clone();
-        let service = service.clone();
-        tokio::spawn(async move {
-            let io = TokioIo::new(stream);
-            if let Err(e) = builder.serve_connection(io, service).await {
-                tracing::debug!(%peer, error = %e, "connection ended with an error");
+        tokio::spawn(connection(
+            builder.clone(),
+            stream,
+            service.clone(),
+            options,
+            peer,
+        ));
+    }
+}
+
+/// One connection: a deadline for its first byte, then served until it ends or stays idle
+/// past the idle timeout.
+async fn connection(
+    builder: Builder<TokioExecutor>,
+    stream: TcpStream,
+    service: HttpService,
+    options: ServeOptions,
+    peer: std::net::SocketAddr,
+) {
+    // hyper-util reads the first bytes to tell HTTP/1.1 from HTTP/2 with no clock of its own:
+    // a connection that never speaks would be held for ever.
+    let mut first = [0u8; 1];
+    match tokio::time::timeout(options.header_read_timeout, stream.peek(&mut first)).await {
+        Ok(Ok(n)) if n > 0 => {}
+        _ => return,
+    }
+    let activity = Arc::new(Activity::new());
+    let tracked = Tracked {
+        service,
+        activity: activity.clone(),
+    };
+    let mut conn = pin!(builder.serve_connection(TokioIo::new(stream), tracked));
+    // After a graceful close begins, a peer that does not finish it (an HTTP/2 client that
+    // never answers the GOAWAY's PING) is dropped once the same timeout passes again.
+    let mut closing: Option<Instant> = None;
+    let tick = (options.idle_timeout / 4).max(Duration::from_millis(10));
+    loop {
+        tokio::select! {
+            ended = conn.as_mut() => {
+                if let Err(e) = ended {
+                    tracing::debug!(%peer, error = %e, "connection ended with an error");
+                }
+                return;
             }
-        });
+            _ = tokio::time::sleep(tick) => match closing {
+                Some(since) if since.elapsed() >= options.idle_timeout => return,
+                Some(_) => {}
+                None if activity.idle_for() >= options.idle_timeout => {
+                    closing = Some(Instant::now());
+                    conn.as_mut().graceful_shutdown();
+                }
+                None => {}
+            },
+        }
+    }
+}
+
+/// Requests in flight on one connection, and when the last one ended.
+struct Activity {
+    origin: Instant,
+    in_flight: AtomicUsize,
+    last_ms: AtomicU64,
+}
+
+impl Activity {
+    fn new() -> Self {
+        Activity {
+            origin: Instant::now(),
+            in_flight: AtomicUsize::new(0),
+            last_ms: AtomicU64::new(0),
+        }
+    }
+
+    fn idle_for(&self) -> Duration {
+        if self.in_flight.load(Ordering::Acquire) > 0 {
+            return Duration::ZERO;
+        }
+        let last = Duration::from_millis(self.last_ms.load(Ordering::Acquire));
+        self.origin.elapsed().saturating_sub(last)
+    }
+}
+
+struct InFlight(Arc<Activity>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let a = &self.0;
+        a.last_ms
+            .store(a.origin.elapsed().as_millis() as u64, Ordering::Release);
+        a.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The service with its requests counted, so the connection knows when it is idle.
+#[derive(Clone)]
+struct Tracked {
+    service: HttpService,
+    activity: Arc<Activity>,
+}
+
+impl hyper::service::Service<http::Request<Incoming>> for Tracked {
+    type Response = http::Response<http_body_util::Full<bytes::Bytes>>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn call(&self, req: http::Request<Incoming>) -> Self::Future {
+        self.activity.in_flight.fetch_add(1, Ordering::AcqRel);
+        let guard = InFlight(self.activity.clone());
+        let service = self.service.clone();
+        Box::pin(async move {
+            let response = service.respond(req).await;
+            drop(guard);
+            Ok(response)
+        })
     }
 }

@@ -1,6 +1,6 @@
 //! The bounded, deadlined body read: at most `cap` bytes, one deadline for the whole body.
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use http_body_util::BodyExt as _;
 use std::pin::pin;
 use tokio::time::{timeout_at, Instant};
@@ -18,18 +18,27 @@ pub(crate) enum BodyError {
 
 /// Reads `body` whole, refusing it once it passes `cap` bytes or `deadline` passes.
 ///
-/// One deadline covers every frame, so a drip of tiny frames cannot stretch the read.
-pub(crate) async fn read<B>(body: B, cap: usize, deadline: Instant) -> Result<Bytes, BodyError>
+/// One deadline covers every frame, so a drip of tiny frames cannot stretch the read. The
+/// buffer grows geometrically but never past `declared` (the Content-Length, when there is
+/// one) unless the bytes that arrived need it: nothing is allocated for bytes a client only
+/// promised, and a body of the declared size costs one buffer of that size, not the next power
+/// of two.
+pub(crate) async fn read<B>(
+    body: B,
+    cap: usize,
+    declared: Option<usize>,
+    deadline: Instant,
+) -> Result<Bytes, BodyError>
 where
     B: http_body::Body,
     B::Data: bytes::Buf,
 {
     let mut body = pin!(body);
-    let mut buf = BytesMut::new();
+    let mut buf: Vec<u8> = Vec::new();
     loop {
         let frame = match timeout_at(deadline, body.frame()).await {
             Err(_) => return Err(BodyError::TimedOut),
-            Ok(None) => return Ok(buf.freeze()),
+            Ok(None) => return Ok(Bytes::from(buf)),
             Ok(Some(Err(_))) => return Err(BodyError::Failed),
             Ok(Some(Ok(frame))) => frame,
         };
@@ -37,6 +46,12 @@ where
             use bytes::Buf as _;
             if buf.len() + data.remaining() > cap {
                 return Err(BodyError::TooLarge);
+            }
+            let need = buf.len() + data.remaining();
+            if need > buf.capacity() {
+                let ceiling = declared.unwrap_or(cap).min(cap).max(need);
+                let grown = (buf.capacity() * 2).clamp(need, ceiling);
+                buf.reserve_exact(grown - buf.len());
             }
             while data.has_remaining() {
                 let chunk = data.chunk();
@@ -85,7 +100,10 @@ mod tests {
         };
         let cap = 1024 * 1024;
         let deadline = Instant::now() + Duration::from_secs(5);
-        assert_eq!(read(body, cap, deadline).await, Err(BodyError::TooLarge));
+        assert_eq!(
+            read(body, cap, None, deadline).await,
+            Err(BodyError::TooLarge)
+        );
         assert!(pulled.load(Ordering::SeqCst) <= cap + 16 * 1024);
     }
 
@@ -93,8 +111,14 @@ mod tests {
     async fn exactly_the_cap_is_read_and_one_more_is_not() {
         let deadline = Instant::now() + Duration::from_secs(5);
         let at_cap = http_body_util::Full::new(Bytes::from(vec![b' '; 10]));
-        assert_eq!(read(at_cap, 10, deadline).await.map(|b| b.len()), Ok(10));
+        assert_eq!(
+            read(at_cap, 10, Some(10), deadline).await.map(|b| b.len()),
+            Ok(10)
+        );
         let over = http_body_util::Full::new(Bytes::from(vec![b' '; 11]));
-        assert_eq!(read(over, 10, deadline).await, Err(BodyError::TooLarge));
+        assert_eq!(
+            read(over, 10, None, deadline).await,
+            Err(BodyError::TooLarge)
+        );
     }
 }

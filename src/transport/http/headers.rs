@@ -72,17 +72,33 @@ pub(crate) fn decode_value(raw: &[u8]) -> Option<String> {
     }
 }
 
+/// Whether a header may carry the `=?base64?…?=` form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    /// Plain ASCII only: `Mcp-Method` and `MCP-Protocol-Version`, whose values are always
+    /// ASCII. An encoded one would slip past a gateway rule that matches the literal header.
+    Plain,
+    /// Plain ASCII or the base64 form: `Mcp-Name` and `Mcp-Param-*`, which mirror
+    /// caller-chosen values.
+    MayEncode,
+}
+
 /// The one value of `name`, decoded, checked across every occurrence of the header.
 ///
 /// # Errors
-/// [`HeaderError::Malformed`] for an undecodable value, [`HeaderError::Conflicting`] when two
-/// occurrences decode differently.
+/// [`HeaderError::Malformed`] for an undecodable value (or an encoded one where only
+/// [`Encoding::Plain`] is allowed), [`HeaderError::Conflicting`] when two occurrences decode
+/// differently.
 pub(crate) fn single(
     headers: &HeaderMap,
     name: &HeaderName,
+    encoding: Encoding,
 ) -> Result<Option<String>, HeaderError> {
     let mut found: Option<String> = None;
     for raw in headers.get_all(name) {
+        if encoding == Encoding::Plain && raw.as_bytes().starts_with(SENTINEL_OPEN.as_bytes()) {
+            return Err(HeaderError::Malformed(name.to_string()));
+        }
         let v =
             decode_value(raw.as_bytes()).ok_or_else(|| HeaderError::Malformed(name.to_string()))?;
         match &found {
@@ -102,9 +118,10 @@ pub(crate) fn single(
 pub(crate) fn require_eq(
     headers: &HeaderMap,
     name: &HeaderName,
+    encoding: Encoding,
     expected: Option<&str>,
 ) -> Result<(), HeaderError> {
-    match single(headers, name)? {
+    match single(headers, name, encoding)? {
         None => Err(HeaderError::Missing(name.to_string())),
         Some(v) if Some(v.as_str()) == expected => Ok(()),
         Some(_) => Err(HeaderError::Mismatch(name.to_string())),
@@ -118,8 +135,17 @@ pub(crate) fn value_matches(header: &str, arg: &Value) -> bool {
         Value::String(s) => s == header,
         Value::Bool(b) => header == if *b { "true" } else { "false" },
         Value::Number(n) => {
+            // Exact integer comparison first: u64 values past 2^53 must not meet in f64.
             if let (Some(a), Ok(h)) = (n.as_i64(), header.parse::<i64>()) {
                 return a == h;
+            }
+            if let (Some(a), Ok(h)) = (n.as_u64(), header.parse::<u64>()) {
+                return a == h;
+            }
+            let integral = |t: &str| !t.contains(['.', 'e', 'E']);
+            if (n.is_u64() || n.is_i64()) && integral(header) {
+                // An integer argument against an integer header that did not parse: out of range.
+                return false;
             }
             match (n.as_f64(), header.parse::<f64>()) {
                 (Some(a), Ok(h)) => h.is_finite() && a == h,
@@ -145,7 +171,7 @@ pub(crate) fn check_param(
     let Ok(name) = HeaderName::from_bytes(label.as_bytes()) else {
         return Err(HeaderError::Malformed(label));
     };
-    match (single(headers, &name)?, arg) {
+    match (single(headers, &name, Encoding::MayEncode)?, arg) {
         (None, None) => Ok(()),
         (Some(_), None) => Err(HeaderError::Unexpected(label)),
         (None, Some(_)) => Err(HeaderError::Missing(label)),
@@ -223,18 +249,38 @@ mod tests {
         let name = HeaderName::from_static("mcp-method");
         let m = map(&[("mcp-method", "tools/call"), ("mcp-method", "tools/list")]);
         assert_eq!(
-            single(&m, &name),
+            single(&m, &name, Encoding::MayEncode),
             Err(HeaderError::Conflicting("mcp-method".into()))
         );
         let m = map(&[
             ("mcp-method", "tools/call"),
             ("mcp-method", "=?base64?dG9vbHMvY2FsbA==?="),
         ]);
-        assert_eq!(require_eq(&m, &name, Some("tools/call")), Ok(()));
         assert_eq!(
-            require_eq(&HeaderMap::new(), &name, Some("x")),
+            require_eq(&m, &name, Encoding::MayEncode, Some("tools/call")),
+            Ok(())
+        );
+        // Where only plain values are allowed, the encoded twin is malformed, not equal.
+        assert_eq!(
+            require_eq(&m, &name, Encoding::Plain, Some("tools/call")),
+            Err(HeaderError::Malformed("mcp-method".into()))
+        );
+        assert_eq!(
+            require_eq(&HeaderMap::new(), &name, Encoding::Plain, Some("x")),
             Err(HeaderError::Missing("mcp-method".into()))
         );
+    }
+
+    #[test]
+    fn integers_past_two_to_the_fifty_three_compare_exactly() {
+        let big = serde_json::json!(18446744073709551615u64);
+        assert!(value_matches("18446744073709551615", &big));
+        assert!(!value_matches("18446744073709551000", &big));
+        assert!(!value_matches(
+            "99999999999999999999999",
+            &serde_json::json!(1)
+        ));
+        assert!(value_matches("42.0", &serde_json::json!(42)));
     }
 
     #[test]

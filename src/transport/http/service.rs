@@ -1,7 +1,7 @@
 //! The hyper service: one POST endpoint, every check in the order the request arrives.
 
 use super::body::{self, BodyError};
-use super::headers::{self, HeaderError};
+use super::headers::{self, Encoding, HeaderError};
 use super::refusal::{self, Refusal, Refuse};
 use crate::dispatch::Carrier;
 use crate::protocol::{codes, decode, Incoming, RpcError};
@@ -186,7 +186,11 @@ impl HttpService {
         let deadline = Instant::now() + c.read_timeout;
         let (parts, body) = req.into_parts();
         self.check_head(&parts).map_err(Refuse::unread)?;
-        let bytes = body::read(body, MAX_BODY_BYTES, deadline)
+        let declared = parts
+            .headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok()?.trim().parse::<usize>().ok());
+        let bytes = body::read(body, MAX_BODY_BYTES, declared, deadline)
             .await
             .map_err(|e| {
                 match e {
@@ -277,7 +281,7 @@ impl HttpService {
                 }
             }
         }
-        match headers::single(&parts.headers, &PROTOCOL_VERSION) {
+        match headers::single(&parts.headers, &PROTOCOL_VERSION, Encoding::Plain) {
             Ok(Some(v)) if v == SERVED => Ok(()),
             Ok(Some(v)) => Err(Refuse::new(StatusCode::BAD_REQUEST, unsupported(&v))),
             Ok(None) => Err(mismatch(&HeaderError::Missing(
@@ -292,34 +296,39 @@ impl HttpService {
         let server = &self.config.server;
         let id = m.id.clone();
         let with_id = |r: Refuse| r.id(id.clone());
+        // Lifecycle methods of a connection: stateless HTTP has none to open, ping or end.
         if matches!(
             m.method.as_str(),
-            "initialize" | "notifications/initialized" | "ping"
+            "initialize" | "notifications/initialized" | "ping" | "shutdown" | "exit"
         ) {
             return Err(with_id(Refuse::new(
                 StatusCode::NOT_FOUND,
                 RpcError::method_not_found(&m.method),
             )));
         }
-        headers::require_eq(&parts.headers, &MCP_METHOD, Some(&m.method))
-            .map_err(|e| with_id(mismatch(&e)))?;
+        headers::require_eq(
+            &parts.headers,
+            &MCP_METHOD,
+            Encoding::Plain,
+            Some(&m.method),
+        )
+        .map_err(|e| with_id(mismatch(&e)))?;
         if m.is_notification() {
             let _ = server.handle_message(m, Carrier::Http);
             return Ok(empty(StatusCode::ACCEPTED));
         }
-        let meta_version = m.meta().and_then(|meta| meta.get(META_VERSION));
-        if m.method != "server/discover" || meta_version.is_some() {
-            server.revision_for(&m, Carrier::Http).map_err(|e| {
-                with_id(Refuse::new(refusal::status_of(Some(e.code())).max_400(), e))
-            })?;
-        }
-        if let Some(v) = meta_version {
-            // The head check let only the served version through.
-            if v.as_str() != Some(SERVED) {
+        // The header was checked against the served revision already; a body naming another
+        // one disagrees with its header (-32020) before it is an unsupported revision.
+        if let Some(Value::String(v)) = m.meta().and_then(|meta| meta.get(META_VERSION)) {
+            if v != SERVED {
                 let e = HeaderError::Mismatch(PROTOCOL_VERSION.to_string());
                 return Err(with_id(mismatch(&e)));
             }
         }
+        // Every request, server/discover included: over HTTP there is no era probe.
+        server
+            .revision_for(&m, Carrier::Http)
+            .map_err(|e| with_id(Refuse::new(refusal::status_of(Some(e.code())).max_400(), e)))?;
         self.check_names(parts, &m)
             .map_err(|e| with_id(mismatch(&e)))?;
         let reply = match server.handle_message(m, Carrier::Http) {
@@ -342,7 +351,7 @@ impl HttpService {
         };
         let params = m.params.as_ref();
         let named = params.and_then(|p| p.get(field)).and_then(Value::as_str);
-        headers::require_eq(&parts.headers, &MCP_NAME, named)?;
+        headers::require_eq(&parts.headers, &MCP_NAME, Encoding::MayEncode, named)?;
         if m.method != "tools/call" {
             return Ok(());
         }
