@@ -12,6 +12,7 @@ const META_PREFIX: &str = "io.modelcontextprotocol/";
 const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
 /// The revisions a carrier serves: stdio is dual-era; HTTP is stateless 2026-07-28 only.
 pub(crate) fn supported(carrier: Carrier) -> &'static [Revision] {
@@ -25,7 +26,7 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, carrier: Carrier) -> Step {
     let Some(id) = m.id.clone() else {
         // Notifications are never answered, not even with an error.
         return match m.method.as_str() {
-            "exit" => Step::Close(None),
+            "exit" | "shutdown" => Step::Close(None),
             _ => Step::Silent,
         };
     };
@@ -175,9 +176,42 @@ pub(super) fn revision_of(m: &Incoming, carrier: Carrier) -> Result<Revision, Rp
     };
     if revision.is_modern() {
         match meta.get(CLIENT_CAPABILITIES) {
-            Some(Value::Object(_)) => {}
+            Some(Value::Object(caps)) => {
+                // The known capabilities are objects; a client's own may be anything.
+                let known = [
+                    "elicitation",
+                    "experimental",
+                    "extensions",
+                    "roots",
+                    "sampling",
+                ];
+                if known
+                    .iter()
+                    .any(|k| caps.get(*k).is_some_and(|v| !v.is_object()))
+                {
+                    return Err(missing_field(
+                        CLIENT_CAPABILITIES,
+                        "declares a known capability that is not an object",
+                    ));
+                }
+            }
             Some(_) => return Err(missing_field(CLIENT_CAPABILITIES, "must be an object")),
             None => return Err(missing_field(CLIENT_CAPABILITIES, "is required")),
+        }
+        if let Some(level) = meta.get(LOG_LEVEL) {
+            let levels = [
+                "alert",
+                "critical",
+                "debug",
+                "emergency",
+                "error",
+                "info",
+                "notice",
+                "warning",
+            ];
+            if !level.as_str().is_some_and(|l| levels.contains(&l)) {
+                return Err(missing_field(LOG_LEVEL, "must be a logging level"));
+            }
         }
         if let Some(info) = meta.get(CLIENT_INFO) {
             let valid = info.get("name").is_some_and(Value::is_string)
