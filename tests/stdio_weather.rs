@@ -272,15 +272,27 @@ async fn meta_rules() {
     assert_eq!(progress["result"], json!({}));
     let mut bad_caps = json!({"_meta": modern_meta()});
     bad_caps["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({"roots": 5});
-    assert_eq!(code(&c.request(req(8, "tools/list", bad_caps)).await), -32602);
+    assert_eq!(
+        code(&c.request(req(8, "tools/list", bad_caps)).await),
+        -32602
+    );
     let mut bad_level = json!({"_meta": modern_meta()});
     bad_level["_meta"]["io.modelcontextprotocol/logLevel"] = json!("loud");
-    assert_eq!(code(&c.request(req(9, "tools/list", bad_level)).await), -32602);
+    assert_eq!(
+        code(&c.request(req(9, "tools/list", bad_level)).await),
+        -32602
+    );
     let mut own_caps = json!({"_meta": modern_meta()});
-    own_caps["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({"x-vendor": 5, "roots": {}});
-    assert!(c.request(req(10, "tools/list", own_caps)).await.get("result").is_some());
+    own_caps["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"x-vendor": 5, "roots": {}});
+    assert!(c
+        .request(req(10, "tools/list", own_caps))
+        .await
+        .get("result")
+        .is_some());
     // An integral id written as 1.0 is an integer to JSON Schema, and echoed as written.
-    c.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1.0,\"method\":\"ping\"}\n").await;
+    c.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1.0,\"method\":\"ping\"}\n")
+        .await;
     let echoed = c.next_line().await.unwrap();
     assert_eq!(echoed["id"], json!(1.0));
     assert_eq!(echoed["result"], json!({}));
@@ -387,7 +399,11 @@ async fn exit_notification_and_exit_request_end_the_connection() {
     assert_eq!(c.wait_exit().await.code(), Some(0));
     let mut c = weather();
     c.send(&json!({"jsonrpc":"2.0","method":"shutdown"})).await;
-    assert_eq!(c.wait_exit().await.code(), Some(0), "a shutdown notification ends it too");
+    assert_eq!(
+        c.wait_exit().await.code(),
+        Some(0),
+        "a shutdown notification ends it too"
+    );
     let mut c = weather();
     let r = c.request(req(1, "exit", json!({}))).await;
     assert_eq!(r["result"], json!({}));
