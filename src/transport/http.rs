@@ -87,7 +87,10 @@ pub async fn serve_with(
     builder
         .http1()
         .timer(TokioTimer::new())
-        .header_read_timeout(options.header_read_timeout);
+        .header_read_timeout(options.header_read_timeout)
+        // hyper's read buffer may grow to ~400 KiB per connection beside the body being
+        // gathered; 64 KiB keeps a cap-sized request near its 1 MiB.
+        .max_buf_size(64 * 1024);
     builder.http2().timer(TokioTimer::new());
     loop {
         let (stream, peer) = match listener.accept().await {
