@@ -51,3 +51,8 @@ pub use server::{Pending, Reply, Served, Server, ServerConfig, Step, DEFAULT_PAG
 
 /// A boxed, sendable future: what the host callbacks return.
 pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'static>>;
+
+/// The README's Rust examples, compiled as doctests so they cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
