@@ -112,28 +112,53 @@ impl ServerConfig {
         self
     }
 
-    /// `ttlMs` and `cacheScope` on `tools/list` (defaults 0 and private: the lists a host
-    /// serves may differ by caller, which this crate cannot see).
+    /// `ttlMs` on `tools/list` at 2026-07-28 (default 0: the lists a host serves may differ
+    /// by caller, which this crate cannot see).
     #[must_use]
-    pub fn tools_cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+    pub fn tools_ttl_ms(mut self, ttl_ms: u64) -> Self {
         self.tools_ttl_ms = ttl_ms;
+        self
+    }
+
+    /// `cacheScope` on `tools/list` at 2026-07-28 (default private).
+    #[must_use]
+    pub fn tools_cache_scope(mut self, scope: CacheScope) -> Self {
         self.tools_cache_scope = scope;
         self
     }
 
-    /// `ttlMs` and `cacheScope` on `resources/list` and `resources/templates/list`.
+    /// `ttlMs` on `resources/list`, `resources/templates/list` and `resources/read` (default 0).
     #[must_use]
-    pub fn resources_cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+    pub fn resources_ttl_ms(mut self, ttl_ms: u64) -> Self {
         self.resources_ttl_ms = ttl_ms;
+        self
+    }
+
+    /// `cacheScope` on the resource results (default private).
+    #[must_use]
+    pub fn resources_cache_scope(mut self, scope: CacheScope) -> Self {
         self.resources_cache_scope = scope;
         self
     }
 
-    /// `ttlMs` and `cacheScope` on `prompts/list` (`prompts/get` is not cacheable).
+    /// `ttlMs` on `prompts/list` (default 0; `prompts/get` is not cacheable and carries neither).
     #[must_use]
-    pub fn prompts_cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+    pub fn prompts_ttl_ms(mut self, ttl_ms: u64) -> Self {
         self.prompts_ttl_ms = ttl_ms;
+        self
+    }
+
+    /// `cacheScope` on `prompts/list` (default private).
+    #[must_use]
+    pub fn prompts_cache_scope(mut self, scope: CacheScope) -> Self {
         self.prompts_cache_scope = scope;
+        self
+    }
+
+    /// `ttlMs` on `server/discover` (default 0).
+    #[must_use]
+    pub fn discover_ttl_ms(mut self, ttl_ms: u64) -> Self {
+        self.discover_ttl_ms = ttl_ms;
         self
     }
 
