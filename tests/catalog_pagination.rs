@@ -144,3 +144,43 @@ async fn foreign_forged_and_corrupt_cursors_are_refused() {
         -32602
     );
 }
+
+#[tokio::test]
+async fn every_list_is_sorted_by_its_key_whatever_the_declaration_order() {
+    use beam_mcp::catalog::{ResourceContents, ResourceSpec, ResourceTemplateSpec};
+    let catalog = ["zeta", "alpha", "mu"]
+        .iter()
+        .fold(Catalog::new(), |c, n| {
+            c.tool(ToolSpec::new(*n, "t"))
+                .prompt(PromptSpec::new(*n))
+                .resource(ResourceSpec::new(format!("r://{n}"), *n))
+                .resource(ResourceTemplateSpec::new(format!("t://{n}/{{x}}"), *n))
+        })
+        .reader(|u: String| async move { Ok(vec![ResourceContents::text(u, "")]) })
+        .renderer(|_n: String, _a: Arguments| async { Ok(RenderedPrompt::default()) });
+    let s =
+        Server::new(ServerConfig::new(catalog).dispatch(|_c| async { Ok(ToolOutput::text("")) }))
+            .unwrap();
+    for (method, field, key) in [
+        ("tools/list", "tools", "name"),
+        ("prompts/list", "prompts", "name"),
+        ("resources/list", "resources", "uri"),
+        (
+            "resources/templates/list",
+            "resourceTemplates",
+            "uriTemplate",
+        ),
+    ] {
+        let r = ask(&s, method, None).await;
+        let keys: Vec<&str> = r["result"][field]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v[key].as_str().unwrap())
+            .collect();
+        let mut sorted = keys.clone();
+        sorted.sort();
+        assert_eq!(keys, sorted, "{method}");
+        assert_eq!(keys.len(), 3);
+    }
+}
