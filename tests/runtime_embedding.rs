@@ -100,12 +100,19 @@ async fn root_runs_linked_under_a_host_supervisor() {
     let rt = Runtime::start_linked(host::server(), RuntimeConfig::new(), host_sup.get_cell())
         .await
         .unwrap();
-    let parent = rt.root().cell().try_get_supervisor().expect("Root is linked");
+    let parent = rt
+        .root()
+        .cell()
+        .try_get_supervisor()
+        .expect("Root is linked");
     assert_eq!(parent.get_id(), host_sup.get_id());
 
     // Stopping the runtime is an exit the host supervisor sees.
     rt.stop(LIMIT).await.unwrap();
-    let event = tokio::time::timeout(LIMIT, seen.recv()).await.unwrap().unwrap();
+    let event = tokio::time::timeout(LIMIT, seen.recv())
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(event, "terminated");
     host_sup.stop(None);
     host_join.await.unwrap();
@@ -120,7 +127,10 @@ async fn a_root_past_its_intensity_fails_into_the_host_supervisor() {
         .await
         .unwrap();
     rt.pool_actor().unwrap().kill();
-    let event = tokio::time::timeout(LIMIT, seen.recv()).await.unwrap().unwrap();
+    let event = tokio::time::timeout(LIMIT, seen.recv())
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(event, "failed");
     host_sup.stop(None);
     host_join.await.unwrap();
@@ -128,8 +138,12 @@ async fn a_root_past_its_intensity_fails_into_the_host_supervisor() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_host_actor_dispatches_through_the_same_validator_as_tools_call() {
-    let rt = Runtime::start(host::server(), RuntimeConfig::new()).await.unwrap();
-    let (asker, join) = Actor::spawn(None, Asker, rt.dispatcher().unwrap()).await.unwrap();
+    let rt = Runtime::start(host::server(), RuntimeConfig::new())
+        .await
+        .unwrap();
+    let (asker, join) = Actor::spawn(None, Asker, rt.dispatcher().unwrap())
+        .await
+        .unwrap();
     let ask = |tool: &str, args: Value| {
         let asker = asker.clone();
         let tool = tool.to_owned();
@@ -150,7 +164,9 @@ async fn a_host_actor_dispatches_through_the_same_validator_as_tools_call() {
     let bad = json!({"text": 42, "extra": true});
     let refused = ask("echo", bad.clone()).await.unwrap_err();
     assert!(refused.is_invalid_arguments(), "{refused}");
-    let Served::Reply(wire) = rt.serve(&host::call_frame(1, "echo", bad), Carrier::Stdio).await
+    let Served::Reply(wire) = rt
+        .serve(&host::call_frame(1, "echo", bad), Carrier::Stdio)
+        .await
     else {
         panic!("answered")
     };
@@ -175,10 +191,16 @@ async fn a_transport_restart_keeps_the_catalog_and_the_pool() {
     let catalog = rt.dispatcher().unwrap().get_id();
     let pool = rt.pool_actor().unwrap().get_id();
     let transports = rt.transports().await.unwrap();
-    let first = transports.which_children().await.unwrap()[0].cell.clone().unwrap();
+    let first = transports.which_children().await.unwrap()[0]
+        .cell
+        .clone()
+        .unwrap();
 
     rt.restart_transport(STDIO).await.unwrap();
-    let second = transports.which_children().await.unwrap()[0].cell.clone().unwrap();
+    let second = transports.which_children().await.unwrap()[0]
+        .cell
+        .clone()
+        .unwrap();
     assert_ne!(first.get_id(), second.get_id());
     assert_eq!(first.get_status(), ractor::ActorStatus::Stopped);
 
@@ -203,7 +225,10 @@ async fn a_transport_crash_does_not_take_the_catalog_down() {
     let catalog = rt.dispatcher().unwrap().get_id();
     let transports = rt.transports().await.unwrap();
     for crash in 1..=3 {
-        let conn = transports.which_children().await.unwrap()[0].cell.clone().unwrap();
+        let conn = transports.which_children().await.unwrap()[0]
+            .cell
+            .clone()
+            .unwrap();
         conn.stop(Some("injected crash".into()));
         assert!(
             host::eventually(LIMIT, || async {
@@ -217,12 +242,18 @@ async fn a_transport_crash_does_not_take_the_catalog_down() {
     for id in [CATALOG, DISPATCH_POOL, TRANSPORTS] {
         assert_eq!(rt.root().restart_count(id).await.unwrap(), Some(0), "{id}");
     }
-    let reply = rt.dispatch("echo", json!({"text": "unharmed"})).await.unwrap();
+    let reply = rt
+        .dispatch("echo", json!({"text": "unharmed"}))
+        .await
+        .unwrap();
     assert_eq!(reply.texts(), ["unharmed"]);
     rt.stop(LIMIT).await.unwrap();
 }
 
 async fn conn_is_running(transports: &beam_mcp_supervisors::SupervisorRef) {
-    let conn = transports.which_children().await.unwrap()[0].cell.clone().unwrap();
+    let conn = transports.which_children().await.unwrap()[0]
+        .cell
+        .clone()
+        .unwrap();
     assert_eq!(conn.get_status(), ractor::ActorStatus::Running);
 }

@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 const LIMIT: Duration = Duration::from_secs(5);
 
 async fn start(config: RuntimeConfig) -> RuntimeHandle {
-    Runtime::start(host::server(), config).await.expect("the runtime starts")
+    Runtime::start(host::server(), config)
+        .await
+        .expect("the runtime starts")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -29,13 +31,23 @@ async fn a_panicking_tool_answers_a_tool_error_and_its_worker_is_replaced() {
 
     // Three more panics, three more replacements; the pool keeps serving.
     for _ in 0..3 {
-        assert!(rt.dispatch("boom", json!({})).await.expect("answered").is_error());
+        assert!(rt
+            .dispatch("boom", json!({}))
+            .await
+            .expect("answered")
+            .is_error());
     }
     assert!(host::eventually(LIMIT, || async { rt.pool_stats().worker_restarts == 4 }).await);
-    let echo = rt.dispatch("echo", json!({"text": "still here"})).await.expect("answered");
+    let echo = rt
+        .dispatch("echo", json!({"text": "still here"}))
+        .await
+        .expect("answered");
     assert_eq!(echo.texts(), ["still here"]);
     // The factory replaced its workers itself: the pool actor was never restarted.
-    assert_eq!(rt.root().restart_count("dispatch_pool").await.unwrap(), Some(0));
+    assert_eq!(
+        rt.root().restart_count("dispatch_pool").await.unwrap(),
+        Some(0)
+    );
     rt.stop(LIMIT).await.unwrap();
 }
 
@@ -52,23 +64,39 @@ async fn a_tool_error_costs_no_worker() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_call_past_the_deadline_is_refused_and_its_worker_replaced() {
-    let rt = start(RuntimeConfig::new().workers(1).deadline(Duration::from_millis(100))).await;
+    let rt = start(
+        RuntimeConfig::new()
+            .workers(1)
+            .deadline(Duration::from_millis(100)),
+    )
+    .await;
     let started = Instant::now();
-    let err = rt.dispatch("slow", json!({"ms": 10_000})).await.unwrap_err();
+    let err = rt
+        .dispatch("slow", json!({"ms": 10_000}))
+        .await
+        .unwrap_err();
     assert!(err.is_deadline(), "{err}");
     assert_eq!(err.code(), RUNTIME_REFUSAL_CODE);
     assert!(started.elapsed() < Duration::from_secs(2));
     assert!(host::eventually(LIMIT, || async { rt.pool_stats().worker_restarts == 1 }).await);
     assert_eq!(rt.pool_stats().deadlines, 1);
     // The one worker was replaced: the next call is served.
-    let ok = rt.dispatch("slow", json!({"ms": 1})).await.expect("answered");
+    let ok = rt
+        .dispatch("slow", json!({"ms": 1}))
+        .await
+        .expect("answered");
     assert_eq!(ok.texts(), ["slept 1"]);
     rt.stop(LIMIT).await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn blocking_host_code_is_still_bounded_by_the_deadline() {
-    let rt = start(RuntimeConfig::new().workers(1).deadline(Duration::from_millis(100))).await;
+    let rt = start(
+        RuntimeConfig::new()
+            .workers(1)
+            .deadline(Duration::from_millis(100)),
+    )
+    .await;
     let started = Instant::now();
     let err = rt.dispatch("block", json!({"ms": 1500})).await.unwrap_err();
     assert!(err.is_deadline(), "{err}");

@@ -113,7 +113,12 @@ async fn requests_across_a_transport_restart_are_answered_or_refused() {
         let mut frame = host::call_frame(99, "echo", json!({"text": "new connection"}));
         frame.push(b'\n');
         new_write.write_all(&frame).await.unwrap();
-        let line = BufReader::new(new_read).lines().next_line().await.unwrap().unwrap();
+        let line = BufReader::new(new_read)
+            .lines()
+            .next_line()
+            .await
+            .unwrap()
+            .unwrap();
         let reply: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(reply["id"], 99);
         assert_eq!(reply["result"]["content"][0]["text"], "new connection");

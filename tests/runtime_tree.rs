@@ -32,10 +32,23 @@ fn config() -> RuntimeConfig {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_tree_has_the_design_shape() {
     let rt = Runtime::start(host::server(), config()).await.unwrap();
-    let ids: Vec<String> = rt.root().which_children().await.unwrap().into_iter().map(|c| c.id).collect();
+    let ids: Vec<String> = rt
+        .root()
+        .which_children()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|c| c.id)
+        .collect();
     assert_eq!(ids, [CATALOG, DISPATCH_POOL, COLLECTOR, TRANSPORTS]);
     let transports = rt.transports().await.unwrap();
-    let ids: Vec<String> = transports.which_children().await.unwrap().into_iter().map(|c| c.id).collect();
+    let ids: Vec<String> = transports
+        .which_children()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|c| c.id)
+        .collect();
     assert_eq!(ids, [STDIO]);
     rt.stop(LIMIT).await.unwrap();
 }
@@ -104,10 +117,33 @@ async fn stopping_the_runtime_stops_every_actor() {
 
 #[tokio::test]
 async fn bad_options_are_refused_before_anything_starts() {
-    let err = Runtime::start(host::server(), RuntimeConfig::new().workers(0)).await.unwrap_err();
-    assert!(matches!(err, RuntimeError::InvalidOption { option: "workers", .. }), "{err}");
-    let err = Runtime::start(host::server(), RuntimeConfig::new().deadline(Duration::ZERO))
+    let err = Runtime::start(host::server(), RuntimeConfig::new().workers(0))
         .await
         .unwrap_err();
-    assert!(matches!(err, RuntimeError::InvalidOption { option: "deadline", .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            RuntimeError::InvalidOption {
+                option: "workers",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = Runtime::start(
+        host::server(),
+        RuntimeConfig::new().deadline(Duration::ZERO),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RuntimeError::InvalidOption {
+                option: "deadline",
+                ..
+            }
+        ),
+        "{err}"
+    );
 }

@@ -320,15 +320,16 @@ impl Worker for DispatchWorker {
             None => tokio::spawn(work),
         };
         let fault = match tokio::time::timeout(self.deadline, &mut task).await {
-            Ok(Ok((answer, outcome))) => {
+            // Counters move before the reply, so a caller that got its answer sees them.
+            Ok(Ok((answer, HostOutcome::Returned))) => {
+                self.counters.completed.fetch_add(1, Ordering::Relaxed);
                 reply.send(answer);
-                if outcome == HostOutcome::Panicked {
-                    self.counters.panics.fetch_add(1, Ordering::Relaxed);
-                    WorkerFault::HostPanicked
-                } else {
-                    self.counters.completed.fetch_add(1, Ordering::Relaxed);
-                    return Ok(());
-                }
+                return Ok(());
+            }
+            Ok(Ok((answer, HostOutcome::Panicked))) => {
+                self.counters.panics.fetch_add(1, Ordering::Relaxed);
+                reply.send(answer);
+                WorkerFault::HostPanicked
             }
             Ok(Err(_)) => {
                 reply.send(refusal(&id, UNAVAILABLE));

@@ -24,25 +24,34 @@ pub(crate) fn server() -> Server {
         .tool(ToolSpec::new("boom", "Panics."))
         .tool(ToolSpec::new("slow", "Sleeps ms, then answers.").input_schema(ms.clone()))
         .tool(ToolSpec::new("block", "Blocks its thread for ms.").input_schema(ms));
-    Server::new(ServerConfig::new(catalog).dispatch(|call: ToolCall| async move {
-        let ms = call.arguments.get("ms").and_then(|v| v.as_u64()).unwrap_or(0);
-        match &*call.tool {
-            "echo" => Ok(ToolOutput::text(
-                call.arguments.get("text").and_then(|v| v.as_str()).unwrap_or(""),
-            )),
-            "fail" => Err(ToolError::new("it failed")),
-            "boom" => panic!("injected host panic"),
-            "slow" => {
-                tokio::time::sleep(Duration::from_millis(ms)).await;
-                Ok(ToolOutput::text(format!("slept {ms}")))
+    Server::new(
+        ServerConfig::new(catalog).dispatch(|call: ToolCall| async move {
+            let ms = call
+                .arguments
+                .get("ms")
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0);
+            match &*call.tool {
+                "echo" => Ok(ToolOutput::text(
+                    call.arguments
+                        .get("text")
+                        .and_then(|v| v.as_str())
+                        .unwrap_or(""),
+                )),
+                "fail" => Err(ToolError::new("it failed")),
+                "boom" => panic!("injected host panic"),
+                "slow" => {
+                    tokio::time::sleep(Duration::from_millis(ms)).await;
+                    Ok(ToolOutput::text(format!("slept {ms}")))
+                }
+                "block" => {
+                    std::thread::sleep(Duration::from_millis(ms));
+                    Ok(ToolOutput::text(format!("blocked {ms}")))
+                }
+                other => Err(ToolError::new(format!("no such tool {other}"))),
             }
-            "block" => {
-                std::thread::sleep(Duration::from_millis(ms));
-                Ok(ToolOutput::text(format!("blocked {ms}")))
-            }
-            other => Err(ToolError::new(format!("no such tool {other}"))),
-        }
-    }))
+        }),
+    )
     .expect("the test catalog is valid")
 }
 
