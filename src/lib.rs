@@ -38,6 +38,7 @@ pub mod connectome;
 mod dispatch;
 mod error;
 pub mod protocol;
+pub mod runtime;
 pub mod schema;
 mod server;
 pub mod transport;

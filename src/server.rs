@@ -11,6 +11,7 @@ mod route;
 
 pub use config::{ServerConfig, DEFAULT_PAGE_SIZE};
 pub use pending::Pending;
+pub(crate) use pending::{refusal, HostOutcome};
 
 use crate::catalog::cursor::CursorCodec;
 use crate::catalog::validated::ValidatedCatalog;
@@ -148,6 +149,11 @@ impl Server {
         })
     }
 
+    /// The collector the dispatch site records into, when the host configured one.
+    pub(crate) fn collector(&self) -> Option<&Collector> {
+        self.inner.collector.as_ref()
+    }
+
     /// The server's identity.
     pub fn info(&self) -> &ServerInfo {
         &self.inner.info
@@ -180,6 +186,21 @@ impl Server {
             Step::Pending(p) => Served::Reply(p.run().await),
             Step::Close(r) => Served::Close(r),
         }
+    }
+
+    /// A `tools/call` from a host actor ([`Carrier::Host`]), routed through the same method
+    /// table, validator and normaliser as one read off a wire. The request id is 0.
+    pub(crate) fn host_call(&self, tool: &str, arguments: Value) -> Step {
+        let mut params = serde_json::Map::new();
+        params.insert("name".into(), Value::String(tool.to_owned()));
+        params.insert("arguments".into(), arguments);
+        let message = crate::protocol::Incoming {
+            id: Some(RequestId::Number(0.into())),
+            method: "tools/call".into(),
+            params: Some(params),
+            top_level_meta: false,
+        };
+        route::route(&self.inner, message, Carrier::Host)
     }
 
     /// The revision a decoded request is served at, or the -32602/-32022 its `_meta` earns:

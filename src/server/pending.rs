@@ -106,10 +106,7 @@ impl Pending {
     /// The reply for a request whose host work could not be run at all (an overloaded pool,
     /// an expired deadline): -32603 with `reason` as data.
     pub fn refuse(self, reason: &'static str) -> Reply {
-        Reply::error(
-            Some(&self.id),
-            &RpcError::internal().with_data(json!({ "reason": reason })),
-        )
+        refusal(&self.id, reason)
     }
 
     /// Runs the host work and encodes its answer. A host panic is caught: a tool's panic is
@@ -119,6 +116,12 @@ impl Pending {
     /// # Cancel safety
     /// Dropping this future drops the host's future.
     pub async fn run(self) -> Reply {
+        self.run_observed().await.0
+    }
+
+    /// [`Pending::run`], also saying whether the host panicked (the dispatch pool replaces a
+    /// worker whose host code panicked).
+    pub(crate) async fn run_observed(self) -> (Reply, HostOutcome) {
         let Pending {
             inner,
             id,
@@ -133,90 +136,133 @@ impl Pending {
                     collector.record_dispatch(&tool);
                 }
                 let span = crate::connectome::observed::dispatch_span(&tool);
-                let outcome = match guarded(|| dispatch.call(call)).instrument(span).await {
-                    Ok(r) => r,
+                let (outcome, host) = match guarded(|| dispatch.call(call)).instrument(span).await {
+                    Ok(r) => (r, HostOutcome::Returned),
                     Err(()) => {
                         tracing::error!(%tool, "tool dispatch panicked");
-                        Err(ToolError::new("the tool failed"))
+                        (
+                            Err(ToolError::new("the tool failed")),
+                            HostOutcome::Panicked,
+                        )
                     }
                 };
-                reply_ok(&inner, &id, revision, tool_result(outcome))
+                (reply_ok(&inner, &id, revision, tool_result(outcome)), host)
             }
-            Work::Read { reader, uri } => match guarded(|| reader.read(&uri)).await {
-                Ok(Ok(contents)) => {
-                    let list: Vec<Value> = contents
-                        .into_iter()
-                        .map(|c| {
-                            let mut m = Map::new();
-                            m.insert("uri".into(), Value::String(c.uri));
-                            if let Some(t) = c.mime_type {
-                                m.insert("mimeType".into(), Value::String(t));
-                            }
-                            match c.body {
-                                ResourceBody::Text(t) => m.insert("text".into(), Value::String(t)),
-                                ResourceBody::Blob(b) => m.insert(
-                                    "blob".into(),
-                                    Value::String(
-                                        base64::engine::general_purpose::STANDARD.encode(b),
+            Work::Read { reader, uri } => {
+                let got = guarded(|| reader.read(&uri)).await;
+                let host = HostOutcome::of(&got);
+                let reply = match got {
+                    Ok(Ok(contents)) => {
+                        let list: Vec<Value> = contents
+                            .into_iter()
+                            .map(|c| {
+                                let mut m = Map::new();
+                                m.insert("uri".into(), Value::String(c.uri));
+                                if let Some(t) = c.mime_type {
+                                    m.insert("mimeType".into(), Value::String(t));
+                                }
+                                match c.body {
+                                    ResourceBody::Text(t) => {
+                                        m.insert("text".into(), Value::String(t))
+                                    }
+                                    ResourceBody::Blob(b) => m.insert(
+                                        "blob".into(),
+                                        Value::String(
+                                            base64::engine::general_purpose::STANDARD.encode(b),
+                                        ),
                                     ),
-                                ),
-                            };
-                            Value::Object(m)
-                        })
-                        .collect();
-                    let mut r = Map::new();
-                    r.insert("contents".into(), Value::Array(list));
-                    let (ttl, scope) = inner.resources_cache;
-                    Reply::new(
-                        inner
-                            .envelope
-                            .encode_cacheable(&id, revision, r, ttl, scope),
-                        None,
-                    )
-                }
-                Ok(Err(e)) => Reply::error(Some(&id), &not_found(revision, &uri, Some(e.reason()))),
-                Err(()) => {
-                    tracing::error!(%uri, "resource reader panicked");
-                    Reply::error(Some(&id), &RpcError::internal())
-                }
-            },
+                                };
+                                Value::Object(m)
+                            })
+                            .collect();
+                        let mut r = Map::new();
+                        r.insert("contents".into(), Value::Array(list));
+                        let (ttl, scope) = inner.resources_cache;
+                        Reply::new(
+                            inner
+                                .envelope
+                                .encode_cacheable(&id, revision, r, ttl, scope),
+                            None,
+                        )
+                    }
+                    Ok(Err(e)) => {
+                        Reply::error(Some(&id), &not_found(revision, &uri, Some(e.reason())))
+                    }
+                    Err(()) => {
+                        tracing::error!(%uri, "resource reader panicked");
+                        Reply::error(Some(&id), &RpcError::internal())
+                    }
+                };
+                (reply, host)
+            }
             Work::Render {
                 renderer,
                 name,
                 arguments,
-            } => match guarded(|| renderer.render(&name, arguments)).await {
-                Ok(Ok(rendered)) => {
-                    let messages: Vec<Value> = rendered
-                        .messages
-                        .into_iter()
-                        .map(|m| {
-                            json!({
-                                "role": m.role.as_str(),
-                                "content": { "type": "text", "text": m.text }
+            } => {
+                let got = guarded(|| renderer.render(&name, arguments)).await;
+                let host = HostOutcome::of(&got);
+                let reply = match got {
+                    Ok(Ok(rendered)) => {
+                        let messages: Vec<Value> = rendered
+                            .messages
+                            .into_iter()
+                            .map(|m| {
+                                json!({
+                                    "role": m.role.as_str(),
+                                    "content": { "type": "text", "text": m.text }
+                                })
                             })
-                        })
-                        .collect();
-                    let mut r = Map::new();
-                    if let Some(d) = rendered.description {
-                        r.insert("description".into(), Value::String(d));
+                            .collect();
+                        let mut r = Map::new();
+                        if let Some(d) = rendered.description {
+                            r.insert("description".into(), Value::String(d));
+                        }
+                        r.insert("messages".into(), Value::Array(messages));
+                        reply_ok(&inner, &id, revision, r)
                     }
-                    r.insert("messages".into(), Value::Array(messages));
-                    reply_ok(&inner, &id, revision, r)
-                }
-                Ok(Err(e)) => Reply::error(
-                    Some(&id),
-                    &RpcError::invalid_params(
-                        "Prompt could not be rendered",
-                        json!({ "name": name, "reason": e.reason() }),
+                    Ok(Err(e)) => Reply::error(
+                        Some(&id),
+                        &RpcError::invalid_params(
+                            "Prompt could not be rendered",
+                            json!({ "name": name, "reason": e.reason() }),
+                        ),
                     ),
-                ),
-                Err(()) => {
-                    tracing::error!(prompt = %name, "prompt renderer panicked");
-                    Reply::error(Some(&id), &RpcError::internal())
-                }
-            },
+                    Err(()) => {
+                        tracing::error!(prompt = %name, "prompt renderer panicked");
+                        Reply::error(Some(&id), &RpcError::internal())
+                    }
+                };
+                (reply, host)
+            }
         }
     }
+}
+
+/// Whether host code returned or panicked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HostOutcome {
+    /// The host returned (a value or its own error).
+    Returned,
+    /// The host panicked; the caller was answered with an error.
+    Panicked,
+}
+
+impl HostOutcome {
+    fn of<T>(guarded: &Result<T, ()>) -> Self {
+        match guarded {
+            Ok(_) => HostOutcome::Returned,
+            Err(()) => HostOutcome::Panicked,
+        }
+    }
+}
+
+/// The -32603 reply for request `id` whose host work could not be run (`reason` as data).
+pub(crate) fn refusal(id: &RequestId, reason: &'static str) -> Reply {
+    Reply::error(
+        Some(id),
+        &RpcError::internal().with_data(json!({ "reason": reason })),
+    )
 }
 
 fn tool_result(outcome: Result<ToolOutput, ToolError>) -> Map<String, Value> {

@@ -7,11 +7,14 @@
 
 use crate::dispatch::Carrier;
 use crate::protocol::{codes, RpcError};
-use crate::server::{Reply, Server, Step};
+use crate::server::{Pending, Reply, Server, Step};
+use crate::BoxFuture;
 use serde_json::json;
 use std::fmt;
+use std::future::Future;
 use std::io;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
@@ -98,7 +101,7 @@ pub async fn serve_stdio(server: Server) -> Result<(), StdioError> {
 /// Not cancel safe: dropping the future drops requests in flight unanswered.
 pub async fn serve<R, W>(
     server: Server,
-    mut reader: R,
+    reader: R,
     writer: W,
     options: StdioOptions,
 ) -> Result<(), StdioError>
@@ -106,6 +109,51 @@ where
     R: AsyncBufRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    serve_on(
+        server,
+        reader,
+        writer,
+        options,
+        Arc::new(Direct),
+        std::future::pending(),
+    )
+    .await
+}
+
+/// Who does the host work of a connection: the connection's own tasks ([`Direct`]) or the
+/// runtime's dispatch pool.
+pub(crate) trait RunPending: Send + Sync + 'static {
+    /// Runs `pending` and yields its reply; never fails to answer.
+    fn run(&self, pending: Pending) -> BoxFuture<Reply>;
+}
+
+/// Runs host work on the connection's own task.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Direct;
+
+impl RunPending for Direct {
+    fn run(&self, pending: Pending) -> BoxFuture<Reply> {
+        Box::pin(pending.run())
+    }
+}
+
+/// [`serve`], with host work run by `exec`, and a `stop` signal: once it resolves, reading
+/// stops, the lines already waiting in the reader are refused (-32603, reason
+/// `"shutting down"`), the work in flight is answered, and the function returns `Ok`.
+pub(crate) async fn serve_on<R, W>(
+    server: Server,
+    mut reader: R,
+    writer: W,
+    options: StdioOptions,
+    exec: Arc<dyn RunPending>,
+    stop: impl Future<Output = ()>,
+) -> Result<(), StdioError>
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let mut stop = std::pin::pin!(stop);
+    let mut stopping = false;
     let (tx, rx) = mpsc::channel::<Reply>(options.max_in_flight.max(1));
     let mut writer_task = tokio::spawn(write_loop(writer, rx));
     let mut writer_done = None;
@@ -120,6 +168,10 @@ where
             done = &mut writer_task => {
                 // The writer only ends early when the output is gone: stop reading at once.
                 writer_done = Some(done);
+                break;
+            }
+            () = &mut stop => {
+                stopping = true;
                 break;
             }
             next = read_line(&mut reader, &mut line, options.max_line_bytes) => next,
@@ -152,8 +204,9 @@ where
                             break;
                         };
                         let tx = tx.clone();
+                        let exec = exec.clone();
                         in_flight.spawn(async move {
-                            let reply = p.run().await;
+                            let reply = exec.run(p).await;
                             let _ = tx.send(reply).await;
                             drop(permit);
                         });
@@ -177,6 +230,9 @@ where
             }
         }
     }
+    if stopping {
+        refuse_waiting(&server, &mut reader, &mut line, options.max_line_bytes, &tx).await;
+    }
     if writer_done.is_some() {
         in_flight.abort_all();
     }
@@ -194,6 +250,34 @@ where
         kind: StdioErrorKind::Write,
         source,
     })
+}
+
+/// Answers the complete lines the reader already holds without running host work: a
+/// connection asked to stop refuses what it has read but not started.
+async fn refuse_waiting<R: AsyncBufRead + Unpin>(
+    server: &Server,
+    reader: &mut R,
+    line: &mut Vec<u8>,
+    max: usize,
+    tx: &mpsc::Sender<Reply>,
+) {
+    // A zero timeout still polls the read once: only what is ready now is taken.
+    while let Ok(Ok(Line::Frame)) =
+        tokio::time::timeout(Duration::ZERO, read_line(reader, line, max)).await
+    {
+        let frame = trim(line);
+        if frame.is_empty() {
+            continue;
+        }
+        let reply = match server.handle(frame, Carrier::Stdio) {
+            Step::Reply(r) | Step::Close(Some(r)) => r,
+            Step::Pending(p) => p.refuse("shutting down"),
+            Step::Silent | Step::Close(None) => continue,
+        };
+        if tx.send(reply).await.is_err() {
+            return;
+        }
+    }
 }
 
 fn trim(line: &[u8]) -> &[u8] {

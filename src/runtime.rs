@@ -1,0 +1,425 @@
+//! The supervised runtime: the supervision tree of DESIGN.md, on `ractor`.
+//!
+//! ```text
+//! Root (rest_for_one)
+//! ├── catalog         the validated catalog; publishes a shared snapshot; answers Dispatch
+//! ├── dispatch_pool   ractor factory: N workers, a bounded queue, a deadline
+//! ├── collector       (optional) the connectome's collector actor
+//! └── transports (one_for_one)
+//!     ├── stdio       (optional) one connection actor, its host work run by the pool
+//!     └── …           the host's own transports (the HTTP listener's slot)
+//! ```
+//!
+//! Request paths read the catalog snapshot and find the pool without a message round trip;
+//! only a host actor's [`RuntimeMsg::Dispatch`] goes through the catalog actor.
+//!
+//! **Overload, deadline, panic.** When the pool's queue is full a call is answered at once
+//! with -32603 and `data.reason = "overloaded"`; a call past the deadline with -32603 and
+//! `"deadline"` (its worker is replaced); a panicking tool with a tool error (`isError`) and
+//! its worker replaced. -32603 is the code because the request was valid and the server could
+//! not serve it now; the reason says why.
+//!
+//! **Blocking host code.** Host work runs in a task of its own, so a deadline still fires
+//! while a tool blocks its thread (on a multi-thread runtime). A tool that blocks for long
+//! should still move the blocking part to `tokio::task::spawn_blocking` and await it: a
+//! blocked thread starves the other tasks scheduled on it, and an aborted task can only stop
+//! at an await, so a blocking section runs to its end even after the caller was answered.
+//!
+//! ```
+//! use beam_mcp::runtime::{Runtime, RuntimeConfig};
+//! use beam_mcp::{Catalog, Server, ServerConfig, ToolOutput, ToolSpec};
+//! use serde_json::json;
+//!
+//! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let catalog = Catalog::new().tool(ToolSpec::new("echo", "Echo.").input_schema(json!({
+//!     "type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]
+//! })));
+//! let server = Server::new(ServerConfig::new(catalog).dispatch(|call: beam_mcp::ToolCall| async move {
+//!     Ok(ToolOutput::text(call.arguments.get("text").and_then(|v| v.as_str()).unwrap_or("")))
+//! }))?;
+//! let runtime = Runtime::start(server, RuntimeConfig::new().workers(2)).await?;
+//!
+//! let reply = runtime.dispatch("echo", json!({"text": "hi"})).await?;
+//! assert_eq!(reply.texts(), ["hi"]);
+//! // The same validator as tools/call:
+//! assert!(runtime.dispatch("echo", json!({})).await.unwrap_err().is_invalid_arguments());
+//!
+//! runtime.stop(std::time::Duration::from_secs(5)).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+mod catalog;
+mod config;
+mod error;
+mod message;
+mod pool;
+mod stdio;
+
+pub use config::{RuntimeConfig, DEFAULT_DEADLINE, DEFAULT_QUEUE, DEFAULT_WORKERS};
+pub use error::RuntimeError;
+pub use message::{DispatchError, DispatchResult, RuntimeMsg, ToolReply, RUNTIME_REFUSAL_CODE};
+pub use pool::PoolStats;
+pub use stdio::{StdioConnector, StdioIo};
+
+use crate::connectome::observed::CollectorActor;
+use crate::dispatch::Carrier;
+use crate::server::{Served, Server, Step};
+use crate::transport::stdio::RunPending;
+use beam_mcp_supervisors::{
+    ChildSpec, Restart, Shutdown, Strategy, Supervisor, SupervisorRef, SupervisorSpec,
+};
+use catalog::{CatalogActor, CatalogArgs, DispatcherSlot, Snapshot};
+use message::decode_reply;
+use pool::{Pool, PoolSettings, ReplyTo};
+use ractor::{Actor, ActorCell, ActorRef, RpcReplyPort};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+use stdio::{StdioArgs, StdioConnection};
+
+/// The child id of the catalog actor under Root.
+pub const CATALOG: &str = "catalog";
+/// The child id of the dispatch pool (the factory) under Root.
+pub const DISPATCH_POOL: &str = "dispatch_pool";
+/// The child id of the collector actor under Root.
+pub const COLLECTOR: &str = "collector";
+/// The child id of the transports supervisor under Root.
+pub const TRANSPORTS: &str = "transports";
+/// The child id of the stdio connection under the transports supervisor.
+pub const STDIO: &str = "stdio";
+
+/// Starts the supervision tree.
+#[derive(Debug, Clone, Copy)]
+pub struct Runtime;
+
+impl Runtime {
+    /// Starts the tree for `server`, unsupervised: the Root supervisor is the top.
+    ///
+    /// # Errors
+    /// [`RuntimeError::InvalidOption`] for 0 workers or a zero deadline;
+    /// [`RuntimeError::Start`] when a child fails to start.
+    pub async fn start(
+        server: Server,
+        config: RuntimeConfig,
+    ) -> Result<RuntimeHandle, RuntimeError> {
+        Runtime::spawn(server, config, None).await
+    }
+
+    /// Starts the tree linked under `supervisor` (a host's own ractor supervisor, or a
+    /// [`beam_mcp_supervisors::Supervisor`]), which then receives Root's supervision events:
+    /// Root failing after its restart intensity arrives there as `ActorFailed`.
+    ///
+    /// # Errors
+    /// As [`Runtime::start`].
+    pub async fn start_linked(
+        server: Server,
+        config: RuntimeConfig,
+        supervisor: ActorCell,
+    ) -> Result<RuntimeHandle, RuntimeError> {
+        Runtime::spawn(server, config, Some(supervisor)).await
+    }
+
+    async fn spawn(
+        server: Server,
+        config: RuntimeConfig,
+        parent: Option<ActorCell>,
+    ) -> Result<RuntimeHandle, RuntimeError> {
+        let collector = server.collector().cloned();
+        if config.workers == 0 {
+            return Err(RuntimeError::InvalidOption {
+                option: "workers",
+                reason: "must be at least 1",
+            });
+        }
+        if config.deadline.is_zero() {
+            return Err(RuntimeError::InvalidOption {
+                option: "deadline",
+                reason: "must be longer than zero",
+            });
+        }
+        let settings = PoolSettings {
+            workers: config.workers,
+            queue: config.queue,
+            deadline: config.deadline,
+        };
+        let mut shared = Shared {
+            snapshot: Snapshot::new(server.clone()),
+            pool: Pool::new(settings),
+            dispatcher: Arc::new(RwLock::new(None)),
+            transports: HashMap::new(),
+        };
+        let (max, period) = config.intensity;
+
+        let mut transports = Vec::new();
+        if let Some((connect, options)) = config.stdio.clone() {
+            let snapshot = shared.snapshot.clone();
+            let pool = shared.pool.clone();
+            let spec = ChildSpec::new(STDIO, move |sup| {
+                let args = StdioArgs {
+                    snapshot: snapshot.clone(),
+                    pool: pool.clone(),
+                    connect: connect.clone(),
+                    options,
+                };
+                async move {
+                    let (conn, _) = Actor::spawn_linked(None, StdioConnection, args, sup).await?;
+                    Ok(conn.get_cell())
+                }
+            })
+            .restart(Restart::Transient)
+            .shutdown(Shutdown::Timeout(config.deadline + Duration::from_secs(1)));
+            transports.push(spec);
+        }
+        transports.extend(config.transports.iter().cloned());
+        for spec in &transports {
+            shared.transports.insert(spec.id().to_owned(), spec.clone());
+        }
+
+        let catalog = {
+            let snapshot = shared.snapshot.clone();
+            let pool = shared.pool.clone();
+            let slot = shared.dispatcher.clone();
+            ChildSpec::new(CATALOG, move |sup| {
+                let args = CatalogArgs {
+                    server: server.clone(),
+                    snapshot: snapshot.clone(),
+                    pool: pool.clone(),
+                    slot: slot.clone(),
+                };
+                async move {
+                    let (actor, _) = Actor::spawn_linked(None, CatalogActor, args, sup).await?;
+                    Ok(actor.get_cell())
+                }
+            })
+        };
+        let dispatch_pool = {
+            let pool = shared.pool.clone();
+            ChildSpec::new(DISPATCH_POOL, move |sup| {
+                let pool = pool.clone();
+                async move { pool.spawn(sup).await }
+            })
+            .shutdown(Shutdown::Timeout(config.deadline + Duration::from_secs(1)))
+        };
+        let mut root = SupervisorSpec::new(Strategy::RestForOne)
+            .intensity(max, period)
+            .child(catalog)
+            .child(dispatch_pool);
+        // The collector the server's dispatch site records into, when it has one.
+        if let Some(collector) = collector {
+            root = root.child(ChildSpec::new(COLLECTOR, move |sup| {
+                let collector = collector.clone();
+                async move {
+                    let (actor, _) =
+                        Actor::spawn_linked(None, CollectorActor, collector, sup).await?;
+                    Ok(actor.get_cell())
+                }
+            }));
+        }
+        let transports_spec = SupervisorSpec::new(Strategy::OneForOne)
+            .intensity(max, period)
+            .children(transports);
+        root = root.child(Supervisor::child_spec(TRANSPORTS, transports_spec));
+
+        let spawned = match parent {
+            Some(parent) => SupervisorRef::spawn_linked(config.name.clone(), root, parent).await,
+            None => SupervisorRef::spawn(config.name.clone(), root).await,
+        };
+        let (root, _join) = spawned.map_err(RuntimeError::Start)?;
+        Ok(RuntimeHandle {
+            root,
+            shared: Arc::new(shared),
+        })
+    }
+}
+
+struct Shared {
+    snapshot: Snapshot,
+    pool: Pool,
+    dispatcher: DispatcherSlot,
+    transports: HashMap<String, ChildSpec>,
+}
+
+/// A running runtime: dispatch into it, read its catalog, manage its transports, stop it.
+///
+/// Cheap to clone. Dropping every handle leaves the tree running; [`RuntimeHandle::stop`]
+/// stops it.
+#[derive(Clone)]
+pub struct RuntimeHandle {
+    root: SupervisorRef,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for RuntimeHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeHandle")
+            .field("root", &self.root.cell().get_id())
+            .field("pool", &self.shared.pool)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RuntimeHandle {
+    /// Calls `tool` with `arguments`: validated as a `tools/call` (same schema, same
+    /// normaliser), run in the dispatch pool, answered as plain data.
+    ///
+    /// # Errors
+    /// A [`DispatchError`] when the call is refused: unknown tool, invalid arguments, an
+    /// overloaded pool, an expired deadline, a pool that is not running. A tool's own failure
+    /// is an `Ok` [`ToolReply`] with [`ToolReply::is_error`].
+    pub async fn dispatch(&self, tool: &str, arguments: Value) -> DispatchResult {
+        match self.shared.snapshot.load().host_call(tool, arguments) {
+            Step::Pending(p) => {
+                let (tx, rx) = ractor::concurrency::oneshot();
+                self.shared
+                    .pool
+                    .submit(p, ReplyTo::Host(RpcReplyPort::from(tx)));
+                rx.await
+                    .unwrap_or_else(|_| Err(message::internal(pool::UNAVAILABLE)))
+            }
+            Step::Reply(r) | Step::Close(Some(r)) => decode_reply(&r),
+            Step::Silent | Step::Close(None) => Err(message::internal("no reply")),
+        }
+    }
+
+    /// Serves one JSON-RPC frame in process, as a transport would: the core answers what it
+    /// can, and host work goes through the dispatch pool.
+    pub async fn serve(&self, frame: &[u8], carrier: Carrier) -> Served {
+        match self.shared.snapshot.load().handle(frame, carrier) {
+            Step::Reply(r) => Served::Reply(r),
+            Step::Silent => Served::Silent,
+            Step::Pending(p) => Served::Reply(self.shared.pool.run(p).await),
+            Step::Close(r) => Served::Close(r),
+        }
+    }
+
+    /// The catalog's current snapshot, read without asking the catalog actor.
+    pub fn catalog(&self) -> Server {
+        self.shared.snapshot.load()
+    }
+
+    /// The actor host actors send [`RuntimeMsg`] to, while it runs. It changes when the
+    /// catalog actor restarts: look it up again after a send fails.
+    pub fn dispatcher(&self) -> Option<ActorRef<RuntimeMsg>> {
+        self.shared
+            .dispatcher
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The dispatch pool's counters.
+    pub fn pool_stats(&self) -> PoolStats {
+        self.shared.pool.stats()
+    }
+
+    /// The pool's factory actor, while it runs.
+    pub fn pool_actor(&self) -> Option<ActorCell> {
+        self.shared.pool.cell()
+    }
+
+    /// The Root supervisor.
+    pub fn root(&self) -> &SupervisorRef {
+        &self.root
+    }
+
+    /// The transports supervisor.
+    ///
+    /// # Errors
+    /// [`RuntimeError::Supervisor`] when Root does not answer; [`RuntimeError::UnknownTransport`]
+    /// naming [`TRANSPORTS`] while it is being restarted.
+    pub async fn transports(&self) -> Result<SupervisorRef, RuntimeError> {
+        let children = self
+            .root
+            .which_children()
+            .await
+            .map_err(RuntimeError::Supervisor)?;
+        children
+            .into_iter()
+            .find(|c| c.id == TRANSPORTS)
+            .and_then(|c| c.cell)
+            .and_then(SupervisorRef::from_cell)
+            .ok_or_else(|| RuntimeError::UnknownTransport {
+                id: TRANSPORTS.to_owned(),
+            })
+    }
+
+    /// Stops transport `id` (it answers what it has accepted, refuses what is waiting, then
+    /// closes) and starts it again from its spec. The catalog and the pool are untouched.
+    ///
+    /// # Errors
+    /// [`RuntimeError::UnknownTransport`] for an id not configured;
+    /// [`RuntimeError::StartTransport`] when it cannot be started again;
+    /// [`RuntimeError::Supervisor`] when a supervisor does not answer.
+    pub async fn restart_transport(&self, id: &str) -> Result<(), RuntimeError> {
+        self.stop_transport(id).await?;
+        self.start_transport(id).await
+    }
+
+    /// Stops transport `id`, if it is running.
+    ///
+    /// # Errors
+    /// [`RuntimeError::UnknownTransport`] for an id not configured;
+    /// [`RuntimeError::StopTransport`] or [`RuntimeError::Supervisor`] when a supervisor does
+    /// not answer.
+    pub async fn stop_transport(&self, id: &str) -> Result<(), RuntimeError> {
+        self.spec(id)?;
+        match self.transports().await?.terminate_child(id).await {
+            Ok(()) | Err(beam_mcp_supervisors::TerminateChildError::NotFound { .. }) => Ok(()),
+            Err(source) => Err(RuntimeError::StopTransport {
+                id: id.to_owned(),
+                source,
+            }),
+        }
+    }
+
+    /// Starts transport `id` from its spec (after [`RuntimeHandle::stop_transport`], or
+    /// after it ended).
+    ///
+    /// # Errors
+    /// [`RuntimeError::UnknownTransport`] for an id not configured;
+    /// [`RuntimeError::StartTransport`] when it is running already or cannot start.
+    pub async fn start_transport(&self, id: &str) -> Result<(), RuntimeError> {
+        let spec = self.spec(id)?.clone();
+        let transports = self.transports().await?;
+        // A transient child that ended normally is still listed: forget it first.
+        let listed = transports
+            .which_children()
+            .await
+            .map_err(RuntimeError::Supervisor)?
+            .into_iter()
+            .any(|c| c.id == id && c.cell.is_none());
+        if listed {
+            let _ = transports.terminate_child(id).await;
+        }
+        transports
+            .start_child(spec)
+            .await
+            .map(|_| ())
+            .map_err(|source| RuntimeError::StartTransport {
+                id: id.to_owned(),
+                source,
+            })
+    }
+
+    fn spec(&self, id: &str) -> Result<&ChildSpec, RuntimeError> {
+        self.shared
+            .transports
+            .get(id)
+            .ok_or_else(|| RuntimeError::UnknownTransport { id: id.to_owned() })
+    }
+
+    /// Stops the tree: transports first, then the collector, the pool and the catalog, each
+    /// waited for; at most `timeout` in all.
+    ///
+    /// # Errors
+    /// [`RuntimeError::Stop`] when it is still stopping after `timeout`, or was not running.
+    pub async fn stop(&self, timeout: Duration) -> Result<(), RuntimeError> {
+        self.root
+            .stop_gracefully(timeout)
+            .await
+            .map_err(RuntimeError::Stop)
+    }
+}

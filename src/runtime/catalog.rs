@@ -1,0 +1,104 @@
+//! The catalog actor: owns the validated catalog, publishes it as a shared snapshot, and
+//! answers host `Dispatch` messages by handing their work to the pool.
+
+use super::message::{decode_reply, internal, RuntimeMsg};
+use super::pool::{Pool, ReplyTo};
+use crate::server::{Server, Step};
+use ractor::{Actor, ActorProcessingErr, ActorRef};
+use std::sync::{Arc, RwLock};
+
+/// The published catalog: read by every request path without asking the actor.
+#[derive(Debug, Clone)]
+pub(crate) struct Snapshot(Arc<RwLock<Server>>);
+
+impl Snapshot {
+    pub(crate) fn new(server: Server) -> Self {
+        Snapshot(Arc::new(RwLock::new(server)))
+    }
+
+    /// The current server (an `Arc` clone).
+    pub(crate) fn load(&self) -> Server {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn publish(&self, server: Server) {
+        *self.0.write().unwrap_or_else(|e| e.into_inner()) = server;
+    }
+}
+
+/// The slot where the current catalog actor is found (it changes when the actor restarts).
+pub(crate) type DispatcherSlot = Arc<RwLock<Option<ActorRef<RuntimeMsg>>>>;
+
+pub(crate) struct CatalogArgs {
+    pub(crate) server: Server,
+    pub(crate) snapshot: Snapshot,
+    pub(crate) pool: Pool,
+    pub(crate) slot: DispatcherSlot,
+}
+
+pub(crate) struct CatalogState {
+    server: Server,
+    pool: Pool,
+}
+
+/// The catalog actor.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct CatalogActor;
+
+impl Actor for CatalogActor {
+    type Msg = RuntimeMsg;
+    type State = CatalogState;
+    type Arguments = CatalogArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<RuntimeMsg>,
+        args: CatalogArgs,
+    ) -> Result<CatalogState, ActorProcessingErr> {
+        args.snapshot.publish(args.server.clone());
+        *args.slot.write().unwrap_or_else(|e| e.into_inner()) = Some(myself);
+        Ok(CatalogState {
+            server: args.server,
+            pool: args.pool,
+        })
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<RuntimeMsg>,
+        message: RuntimeMsg,
+        state: &mut CatalogState,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            RuntimeMsg::Dispatch {
+                tool,
+                arguments,
+                reply,
+            } => match state.server.host_call(&tool, arguments) {
+                // The actor never waits for host work: the pool answers the port.
+                Step::Pending(p) => state.pool.submit(p, ReplyTo::Host(reply)),
+                Step::Reply(r) | Step::Close(Some(r)) => {
+                    let _ = reply.send(decode_reply(&r));
+                }
+                Step::Silent | Step::Close(None) => {
+                    let _ = reply.send(Err(internal("no reply")));
+                }
+            },
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for CatalogArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CatalogArgs").finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for CatalogState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CatalogState")
+            .field("server", &self.server)
+            .finish_non_exhaustive()
+    }
+}

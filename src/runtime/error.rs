@@ -1,0 +1,76 @@
+//! Why a runtime operation failed.
+
+use beam_mcp_supervisors::{CallError, StartChildError, StopError, TerminateChildError};
+use ractor::SpawnErr;
+use std::fmt;
+
+/// A runtime operation that failed, with what it was doing.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum RuntimeError {
+    /// A configuration value is out of range.
+    InvalidOption {
+        /// The option.
+        option: &'static str,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The Root supervisor (or one of its children) could not be started.
+    Start(SpawnErr),
+    /// A supervisor of the tree did not answer.
+    Supervisor(CallError),
+    /// No transport has this id.
+    UnknownTransport {
+        /// The id asked for.
+        id: String,
+    },
+    /// A transport could not be stopped.
+    StopTransport {
+        /// The transport's id.
+        id: String,
+        /// Why.
+        source: TerminateChildError,
+    },
+    /// A transport could not be started again.
+    StartTransport {
+        /// The transport's id.
+        id: String,
+        /// Why.
+        source: StartChildError,
+    },
+    /// The Root supervisor did not stop in time, or had already stopped.
+    Stop(StopError),
+}
+
+impl fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuntimeError::InvalidOption { option, reason } => {
+                write!(f, "runtime option {option} {reason}")
+            }
+            RuntimeError::Start(e) => write!(f, "the runtime could not start: {e}"),
+            RuntimeError::Supervisor(e) => write!(f, "a runtime supervisor did not answer: {e}"),
+            RuntimeError::UnknownTransport { id } => write!(f, "no transport has the id {id:?}"),
+            RuntimeError::StopTransport { id, source } => {
+                write!(f, "transport {id:?} could not be stopped: {source}")
+            }
+            RuntimeError::StartTransport { id, source } => {
+                write!(f, "transport {id:?} could not be started: {source}")
+            }
+            RuntimeError::Stop(e) => write!(f, "the runtime did not stop cleanly: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RuntimeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RuntimeError::InvalidOption { .. } | RuntimeError::UnknownTransport { .. } => None,
+            RuntimeError::Start(e) => Some(e),
+            RuntimeError::Supervisor(e) => Some(e),
+            RuntimeError::StopTransport { source, .. } => Some(source),
+            RuntimeError::StartTransport { source, .. } => Some(source),
+            RuntimeError::Stop(e) => Some(e),
+        }
+    }
+}

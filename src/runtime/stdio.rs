@@ -1,0 +1,169 @@
+//! The stdio connection actor: one newline-delimited JSON-RPC connection under the
+//! transports supervisor, its host work run by the dispatch pool.
+
+use super::catalog::Snapshot;
+use super::pool::Pool;
+use crate::transport::stdio::{serve_on, StdioOptions};
+use ractor::{Actor, ActorProcessingErr, ActorRef};
+use std::fmt;
+use std::sync::Arc;
+use tokio::io::{AsyncBufRead, AsyncWrite};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// The two ends of one stdio connection.
+pub struct StdioIo {
+    reader: Box<dyn AsyncBufRead + Send + Unpin>,
+    writer: Box<dyn AsyncWrite + Send + Unpin>,
+}
+
+impl StdioIo {
+    /// A connection over any buffered reader and writer (a pipe, a socket, an in-memory
+    /// duplex in a test).
+    pub fn new(
+        reader: impl AsyncBufRead + Send + Unpin + 'static,
+        writer: impl AsyncWrite + Send + Unpin + 'static,
+    ) -> Self {
+        StdioIo {
+            reader: Box::new(reader),
+            writer: Box::new(writer),
+        }
+    }
+
+    /// The process's stdin and stdout.
+    ///
+    /// A restarted connection opens them again; bytes the previous connection had buffered
+    /// but not yet read are lost with it.
+    pub fn process() -> Self {
+        StdioIo::new(
+            tokio::io::BufReader::new(tokio::io::stdin()),
+            tokio::io::stdout(),
+        )
+    }
+}
+
+impl fmt::Debug for StdioIo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StdioIo").finish_non_exhaustive()
+    }
+}
+
+/// Opens the IO of a stdio connection; called at every (re)start of the connection actor.
+pub type StdioConnector = Arc<dyn Fn() -> StdioIo + Send + Sync>;
+
+pub(crate) struct StdioArgs {
+    pub(crate) snapshot: Snapshot,
+    pub(crate) pool: Pool,
+    pub(crate) connect: StdioConnector,
+    pub(crate) options: StdioOptions,
+}
+
+pub(crate) enum StdioMsg {
+    /// The connection's serving task ended (`Err` with the reason on an IO failure).
+    Ended(Result<(), String>),
+}
+
+/// Aborts the serving task when the actor's state goes, even when the actor is killed.
+pub(crate) struct StdioState {
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl Drop for StdioState {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct StdioConnection;
+
+impl Actor for StdioConnection {
+    type Msg = StdioMsg;
+    type State = StdioState;
+    type Arguments = StdioArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<StdioMsg>,
+        args: StdioArgs,
+    ) -> Result<StdioState, ActorProcessingErr> {
+        let io = (args.connect)();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let server = args.snapshot.load();
+        let exec = Arc::new(args.pool);
+        let task = tokio::spawn(async move {
+            let stopped = async {
+                let _ = stopped.await;
+            };
+            let ended = serve_on(server, io.reader, io.writer, args.options, exec, stopped)
+                .await
+                .map_err(|e| e.to_string());
+            let _ = myself.cast(StdioMsg::Ended(ended));
+        });
+        Ok(StdioState {
+            stop: Some(stop),
+            task: Some(task),
+        })
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<StdioMsg>,
+        message: StdioMsg,
+        state: &mut StdioState,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            StdioMsg::Ended(Ok(())) => {
+                state.task = None;
+                myself.stop(Some("normal".into()));
+                Ok(())
+            }
+            StdioMsg::Ended(Err(reason)) => {
+                state.task = None;
+                Err(reason.into())
+            }
+        }
+    }
+
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<StdioMsg>,
+        state: &mut StdioState,
+    ) -> Result<(), ActorProcessingErr> {
+        // Asked to stop: refuse what is waiting, answer what is in flight, then close.
+        if let Some(stop) = state.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = state.task.take() {
+            let _ = task.await;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for StdioArgs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StdioArgs")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for StdioMsg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StdioMsg::Ended(r) => f.debug_tuple("Ended").field(r).finish(),
+        }
+    }
+}
+
+impl fmt::Debug for StdioState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StdioState")
+            .field("serving", &self.task.is_some())
+            .finish()
+    }
+}

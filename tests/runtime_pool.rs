@@ -1,0 +1,164 @@
+//! The dispatch pool: panics and deadlines answer the caller and replace the worker, a full
+//! queue refuses at once, blocking host code is still bounded by the deadline.
+
+#[path = "support/runtime_host.rs"]
+mod host;
+
+use beam_mcp::runtime::{Runtime, RuntimeConfig, RuntimeHandle, RUNTIME_REFUSAL_CODE};
+use beam_mcp::{Carrier, Served};
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+const LIMIT: Duration = Duration::from_secs(5);
+
+async fn start(config: RuntimeConfig) -> RuntimeHandle {
+    Runtime::start(host::server(), config)
+        .await
+        .expect("the runtime starts")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_panicking_tool_answers_a_tool_error_and_its_worker_is_replaced() {
+    let rt = start(RuntimeConfig::new().workers(2)).await;
+    let before = rt.pool_stats();
+    assert_eq!(before.worker_restarts, 0);
+
+    let reply = rt.dispatch("boom", json!({})).await.expect("answered");
+    assert!(reply.is_error());
+    assert_eq!(reply.texts(), ["the tool failed"]);
+    assert!(host::eventually(LIMIT, || async { rt.pool_stats().worker_restarts == 1 }).await);
+    assert_eq!(rt.pool_stats().panics, 1);
+
+    // Three more panics, three more replacements; the pool keeps serving.
+    for _ in 0..3 {
+        assert!(rt
+            .dispatch("boom", json!({}))
+            .await
+            .expect("answered")
+            .is_error());
+    }
+    assert!(host::eventually(LIMIT, || async { rt.pool_stats().worker_restarts == 4 }).await);
+    let echo = rt
+        .dispatch("echo", json!({"text": "still here"}))
+        .await
+        .expect("answered");
+    assert_eq!(echo.texts(), ["still here"]);
+    // The factory replaced its workers itself: the pool actor was never restarted.
+    assert_eq!(
+        rt.root().restart_count("dispatch_pool").await.unwrap(),
+        Some(0)
+    );
+    rt.stop(LIMIT).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_tool_error_costs_no_worker() {
+    let rt = start(RuntimeConfig::new().workers(1)).await;
+    let reply = rt.dispatch("fail", json!({})).await.expect("answered");
+    assert!(reply.is_error());
+    assert_eq!(reply.texts(), ["it failed"]);
+    let stats = rt.pool_stats();
+    assert_eq!((stats.worker_restarts, stats.completed), (0, 1));
+    rt.stop(LIMIT).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_call_past_the_deadline_is_refused_and_its_worker_replaced() {
+    let rt = start(
+        RuntimeConfig::new()
+            .workers(1)
+            .deadline(Duration::from_millis(100)),
+    )
+    .await;
+    let started = Instant::now();
+    let err = rt
+        .dispatch("slow", json!({"ms": 10_000}))
+        .await
+        .unwrap_err();
+    assert!(err.is_deadline(), "{err}");
+    assert_eq!(err.code(), RUNTIME_REFUSAL_CODE);
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert!(host::eventually(LIMIT, || async { rt.pool_stats().worker_restarts == 1 }).await);
+    assert_eq!(rt.pool_stats().deadlines, 1);
+    // The one worker was replaced: the next call is served.
+    let ok = rt
+        .dispatch("slow", json!({"ms": 1}))
+        .await
+        .expect("answered");
+    assert_eq!(ok.texts(), ["slept 1"]);
+    rt.stop(LIMIT).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn blocking_host_code_is_still_bounded_by_the_deadline() {
+    let rt = start(
+        RuntimeConfig::new()
+            .workers(1)
+            .deadline(Duration::from_millis(100)),
+    )
+    .await;
+    let started = Instant::now();
+    let err = rt.dispatch("block", json!({"ms": 1500})).await.unwrap_err();
+    assert!(err.is_deadline(), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_millis(1000),
+        "answered after {:?}",
+        started.elapsed()
+    );
+    rt.stop(LIMIT).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_full_queue_refuses_at_once_with_overloaded() {
+    let rt = start(RuntimeConfig::new().workers(1).queue(1)).await;
+    let busy = {
+        let rt = rt.clone();
+        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 400})).await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let queued = {
+        let rt = rt.clone();
+        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 1})).await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+
+    let started = Instant::now();
+    let err = rt.dispatch("slow", json!({"ms": 1})).await.unwrap_err();
+    assert!(err.is_overloaded(), "{err}");
+    assert!(started.elapsed() < Duration::from_millis(200));
+
+    // Over the wire too: a JSON-RPC error, not a hang.
+    let frame = host::call_frame(7, "slow", json!({"ms": 1}));
+    let Served::Reply(reply) = rt.serve(&frame, Carrier::Stdio).await else {
+        panic!("a tools/call is answered")
+    };
+    let wire: Value = serde_json::from_slice(reply.bytes()).unwrap();
+    assert_eq!(wire["id"], 7);
+    assert_eq!(wire["error"]["code"], -32603);
+    assert_eq!(wire["error"]["data"]["reason"], "overloaded");
+
+    // What was accepted is answered.
+    assert_eq!(busy.await.unwrap().unwrap().texts(), ["slept 400"]);
+    assert_eq!(queued.await.unwrap().unwrap().texts(), ["slept 1"]);
+    assert_eq!(rt.pool_stats().overloaded, 2);
+    rt.stop(LIMIT).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn workers_bound_the_calls_running_at_once() {
+    let rt = start(RuntimeConfig::new().workers(4)).await;
+    let started = Instant::now();
+    let calls: Vec<_> = (0..8)
+        .map(|_| {
+            let rt = rt.clone();
+            tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 150})).await })
+        })
+        .collect();
+    for c in calls {
+        assert_eq!(c.await.unwrap().unwrap().texts(), ["slept 150"]);
+    }
+    // Eight 150 ms calls on four workers take two rounds, not one.
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    assert_eq!(rt.pool_stats().completed, 8);
+    rt.stop(LIMIT).await.unwrap();
+}
