@@ -132,7 +132,7 @@ done
 stop_server
 
 python3 "$ROOT/tools/conformance_table.py" summarize \
-  --results "$RESULTS" --suite-version "$SUITE_VERSION" \
+  --results "$RESULTS" --requirements "$SUITE_PKG/requirements" --suite-version "$SUITE_VERSION" \
   --claimed "$ROOT/conformance/README.md" --out "$ROOT/conformance/results-summary.json"
 if [[ $UPDATE_README -eq 1 ]]; then
   python3 "$ROOT/tools/conformance_table.py" readme --summary "$ROOT/conformance/results-summary.json" \
