@@ -64,6 +64,18 @@ pub(crate) fn catalog() -> Catalog {
             "test_trigger_prompt_change",
             "Would change the prompt list; the server advertises no list changes, so nothing is sent.",
         ))
+        .tool(
+            tool(
+                "test_custom_header",
+                "Echoes a message that travels in the Mcp-Param-Message header too.",
+            )
+            .input_schema(serde_json::json!({
+                "type": "object",
+                "properties": {"message": {"type": "string", "x-mcp-header": "Message"}},
+                "required": ["message"],
+                "additionalProperties": false
+            })),
+        )
         .resource(
             ResourceSpec::new(STATIC_TEXT, "Static Text Resource")
                 .description("A static text resource for testing.")
@@ -120,6 +132,10 @@ pub(crate) async fn dispatch(call: ToolCall) -> Result<ToolOutput, ToolError> {
         "test_trigger_tool_change" | "test_trigger_prompt_change" => Ok(ToolOutput::text(
             "Nothing changed: list changes are not advertised.",
         )),
+        "test_custom_header" => {
+            let message = call.arguments.get("message").and_then(|v| v.as_str());
+            Ok(ToolOutput::text(message.unwrap_or_default()))
+        }
         other => Err(ToolError::new(format!("no such tool: {other}"))),
     }
 }
