@@ -224,3 +224,62 @@ async fn missing_or_malformed_meta_is_400_invalid_params() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn version_refusals_echo_the_id_and_a_meta_disagreeing_with_the_header_is_a_mismatch() {
+    let spec = Spec::load(MODERN);
+    each(async |c| {
+        let mut body = rpc("server/discover", json!({}));
+        body["id"] = json!(301);
+        body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("v999.0.0");
+        // Header and body agree on a revision not served: unsupported, with the id.
+        let r = c
+            .post_with(&body, |h| set(h, "MCP-Protocol-Version", "v999.0.0"))
+            .await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, UNSUPPORTED));
+        assert_eq!(r.json()["id"], 301);
+        assert_eq!(r.json()["error"]["data"]["requested"], "v999.0.0");
+        spec.check("JSONRPCErrorResponse", &r.json());
+        // The header names the served revision, the body another: a mismatch.
+        let r = c.post(&body).await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, HEADER_MISMATCH));
+        assert_eq!(r.json()["id"], 301);
+        // A missing header is refused with the id too.
+        let r = c
+            .post_with(&body, |h| remove(h, "MCP-Protocol-Version"))
+            .await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, HEADER_MISMATCH));
+        assert_eq!(r.json()["id"], 301);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn discover_over_http_needs_its_meta_like_every_request() {
+    let spec = Spec::load(MODERN);
+    each(async |c| {
+        let full = rpc("server/discover", json!({}));
+        let mut no_meta = full.clone();
+        no_meta["params"] = json!({});
+        let mut no_version = full.clone();
+        no_version["params"]["_meta"]
+            .as_object_mut()
+            .unwrap()
+            .remove("io.modelcontextprotocol/protocolVersion");
+        let mut no_caps = full.clone();
+        no_caps["params"]["_meta"]
+            .as_object_mut()
+            .unwrap()
+            .remove("io.modelcontextprotocol/clientCapabilities");
+        for body in [no_meta, no_version, no_caps] {
+            let r = c.post(&body).await;
+            assert_eq!((r.status.as_u16(), r.code()), (400, -32602), "{body}");
+            assert_eq!(r.json()["id"], 1);
+            spec.check("JSONRPCErrorResponse", &r.json());
+        }
+        let r = c.post(&full).await;
+        assert_eq!(r.status.as_u16(), 200);
+        spec.check_response("DiscoverResult", &r.json());
+    })
+    .await;
+}

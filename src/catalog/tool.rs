@@ -70,6 +70,7 @@ pub struct ToolSpec {
     pub(crate) command_class: CommandClass,
     pub(crate) mode: Mode,
     pub(crate) input_schema: Option<Value>,
+    pub(crate) required_capabilities: Vec<String>,
 }
 
 impl ToolSpec {
@@ -82,6 +83,7 @@ impl ToolSpec {
             command_class: CommandClass::ACT,
             mode: Mode::ReadWrite,
             input_schema: None,
+            required_capabilities: Vec::new(),
         }
     }
 
@@ -113,6 +115,33 @@ impl ToolSpec {
     pub fn input_schema(mut self, schema: Value) -> Self {
         self.input_schema = Some(schema);
         self
+    }
+
+    /// Requires a client capability (`"sampling"`, `"elicitation"`, `"roots"`, …) of every
+    /// 2026-07-28 call. A call whose `clientCapabilities` lacks it is refused -32021 with
+    /// `data.requiredCapabilities` naming every missing one, before the dispatch runs.
+    /// A 2025-11-25 call declares its capabilities once at `initialize`, not per request,
+    /// and is not checked.
+    ///
+    /// ```
+    /// use beam_mcp::ToolSpec;
+    ///
+    /// let tool = ToolSpec::new("summarise", "Summarise with the client's model.")
+    ///     .requires_client_capability("sampling");
+    /// assert_eq!(tool.required_client_capabilities(), ["sampling"]);
+    /// ```
+    #[must_use]
+    pub fn requires_client_capability(mut self, capability: impl Into<String>) -> Self {
+        let capability = capability.into();
+        if !self.required_capabilities.contains(&capability) {
+            self.required_capabilities.push(capability);
+        }
+        self
+    }
+
+    /// The client capabilities every 2026-07-28 call must declare, in the order required.
+    pub fn required_client_capabilities(&self) -> &[String] {
+        &self.required_capabilities
     }
 
     /// The tool's name.

@@ -409,6 +409,11 @@ fn tools_call(
         tracing::error!(tool = %tool.spec.name, %fault, "tools/call refused: the tool's schema is misconfigured");
         return fail(&id, RpcError::internal());
     }
+    if revision.is_modern() {
+        if let Some(e) = missing_capabilities(&tool.spec.required_capabilities, &params) {
+            return fail(&id, e);
+        }
+    }
     let args = match params.remove("arguments") {
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(v @ Value::Object(_)) => v,
@@ -446,6 +451,29 @@ fn tools_call(
         revision,
         Work::Tool { dispatch, call },
     ))
+}
+
+/// -32021 naming every capability in `required` that the request's `clientCapabilities` lacks.
+fn missing_capabilities(required: &[String], params: &Map<String, Value>) -> Option<RpcError> {
+    let declared = params
+        .get("_meta")
+        .and_then(|m| m.get(CLIENT_CAPABILITIES))
+        .and_then(Value::as_object);
+    let missing: Map<String, Value> = required
+        .iter()
+        .filter(|c| !declared.is_some_and(|d| d.contains_key(c.as_str())))
+        .map(|c| (c.clone(), Value::Object(Map::new())))
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    Some(
+        RpcError::new(
+            codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            "Missing required client capability",
+        )
+        .with_data(json!({ "requiredCapabilities": missing })),
+    )
 }
 
 pub(super) fn not_found(revision: Revision, uri: &str, reason: Option<&str>) -> RpcError {

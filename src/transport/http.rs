@@ -5,9 +5,10 @@
 //! against the body. [`serve`] is a plain accept loop around it.
 //!
 //! Status mapping: a refusal of the envelope (malformed JSON, headers that disagree with the
-//! body, a malformed or unsupported `_meta`) is a 4xx with a JSON-RPC error body; an error
-//! about the request's content (unknown tool, invalid arguments) is a 200 carrying the
-//! JSON-RPC error; a method not served is 404 with -32601; a server fault is 500.
+//! body, a malformed or unsupported `_meta`, a client capability the call requires and the
+//! request did not declare) is a 4xx with a JSON-RPC error body; an error about the request's
+//! content (unknown tool, invalid arguments) is a 200 carrying the JSON-RPC error; a method
+//! not served is 404 with -32601; a server fault is 500.
 
 mod body;
 mod headers;

@@ -45,6 +45,7 @@ pub(crate) fn status_of(error: Option<i64>) -> StatusCode {
             codes::PARSE_ERROR
             | codes::INVALID_REQUEST
             | codes::HEADER_MISMATCH
+            | codes::MISSING_REQUIRED_CLIENT_CAPABILITY
             | codes::UNSUPPORTED_PROTOCOL_VERSION,
         ) => StatusCode::BAD_REQUEST,
         // What is left is answered about the request's content (an unknown tool, invalid

@@ -281,13 +281,28 @@ impl HttpService {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// `MCP-Protocol-Version` against the served revision, then against the body's `_meta`.
+    /// Checked once the body is decoded, so that the refusal echoes the request's id.
+    fn check_version(parts: &Parts, m: &Incoming) -> Result<(), Refuse> {
         match headers::single(&parts.headers, &PROTOCOL_VERSION, Encoding::Plain) {
-            Ok(Some(v)) if v == SERVED => Ok(()),
-            Ok(Some(v)) => Err(Refuse::new(StatusCode::BAD_REQUEST, unsupported(&v))),
-            Ok(None) => Err(mismatch(&HeaderError::Missing(
+            Ok(Some(v)) if v == SERVED => {}
+            Ok(Some(v)) => return Err(Refuse::new(StatusCode::BAD_REQUEST, unsupported(&v))),
+            Ok(None) => {
+                return Err(mismatch(&HeaderError::Missing(
+                    PROTOCOL_VERSION.to_string(),
+                )))
+            }
+            Err(e) => return Err(mismatch(&e)),
+        }
+        let meta_version = m.meta().and_then(|meta| meta.get(META_VERSION));
+        match meta_version {
+            Some(v) if v.as_str() != Some(SERVED) => Err(mismatch(&HeaderError::Mismatch(
                 PROTOCOL_VERSION.to_string(),
             ))),
-            Err(e) => Err(mismatch(&e)),
+            _ => Ok(()),
         }
     }
 
@@ -306,6 +321,7 @@ impl HttpService {
                 RpcError::method_not_found(&m.method),
             )));
         }
+        Self::check_version(parts, &m).map_err(with_id)?;
         headers::require_eq(
             &parts.headers,
             &MCP_METHOD,
@@ -317,15 +333,8 @@ impl HttpService {
             let _ = server.handle_message(m, Carrier::Http);
             return Ok(empty(StatusCode::ACCEPTED));
         }
-        // The header was checked against the served revision already; a body naming another
-        // one disagrees with its header (-32020) before it is an unsupported revision.
-        if let Some(Value::String(v)) = m.meta().and_then(|meta| meta.get(META_VERSION)) {
-            if v != SERVED {
-                let e = HeaderError::Mismatch(PROTOCOL_VERSION.to_string());
-                return Err(with_id(mismatch(&e)));
-            }
-        }
-        // Every request, server/discover included: over HTTP there is no era probe.
+        // Every request carries its `_meta` over HTTP, `server/discover` included: the
+        // transport is stateless, so there is no era to probe.
         server
             .revision_for(&m, Carrier::Http)
             .map_err(|e| with_id(Refuse::new(refusal::status_of(Some(e.code())).max_400(), e)))?;

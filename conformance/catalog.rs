@@ -1,0 +1,191 @@
+//! The conformance harness's catalog: the fixtures the official suite's server scenarios name,
+//! with the strings its reference server returns. Included by `examples/conformance_server.rs`
+//! through `#[path]`; the crate itself holds no tools.
+//!
+//! Only what the core serves is here: text tool content, text and blob resources, text
+//! prompts. Scenarios needing more are baselined in `conformance/baseline-*.yml`.
+
+use beam_mcp::catalog::{
+    CommandClass, Mode, PromptArgument, PromptMessage, PromptSpec, ReadError, RenderError,
+    RenderedPrompt, ResourceContents, ResourceSpec, ResourceTemplateSpec, Role,
+};
+use beam_mcp::{Arguments, Catalog, ToolCall, ToolError, ToolOutput, ToolSpec};
+
+/// A 1x1 transparent PNG, the suite's binary fixture.
+const PNG_1X1: [u8; 67] = [
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0a, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x00, 0x01, 0x00, 0x00,
+    0x05, 0x00, 0x01, 0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae,
+    0x42, 0x60, 0x82,
+];
+
+const STATIC_TEXT: &str = "test://static-text";
+const STATIC_BINARY: &str = "test://static-binary";
+const TEMPLATE: &str = "test://template/{id}/data";
+
+fn tool(name: &'static str, description: &'static str) -> ToolSpec {
+    ToolSpec::new(name, description)
+        .command_class(CommandClass::OBSERVE)
+        .mode(Mode::ReadOnly)
+}
+
+/// Every tool, resource, template and prompt the harness serves.
+pub(crate) fn catalog() -> Catalog {
+    Catalog::new()
+        .tool(tool(
+            "test_simple_text",
+            "Returns a simple text response for testing.",
+        ))
+        .tool(tool(
+            "test_error_handling",
+            "Always fails, as a tool error the client can read.",
+        ))
+        .tool(
+            tool(
+                "test_missing_capability",
+                "Needs the client's sampling capability; refused -32021 without it.",
+            )
+            .requires_client_capability("sampling"),
+        )
+        .tool(tool(
+            "test_streaming_elicitation",
+            "Answers with its result alone: the server sends no request on a response stream.",
+        ))
+        .tool(tool(
+            "test_logging_tool",
+            "Answers without log notifications: none are sent unless a log level is asked for.",
+        ))
+        .tool(tool(
+            "test_trigger_tool_change",
+            "Would change the tool list; the server advertises no list changes, so nothing is sent.",
+        ))
+        .tool(tool(
+            "test_trigger_prompt_change",
+            "Would change the prompt list; the server advertises no list changes, so nothing is sent.",
+        ))
+        .tool(
+            tool(
+                "test_custom_header",
+                "Echoes a message that travels in the Mcp-Param-Message header too.",
+            )
+            .input_schema(serde_json::json!({
+                "type": "object",
+                "properties": {"message": {"type": "string", "x-mcp-header": "Message"}},
+                "required": ["message"],
+                "additionalProperties": false
+            })),
+        )
+        .resource(
+            ResourceSpec::new(STATIC_TEXT, "Static Text Resource")
+                .description("A static text resource for testing.")
+                .mime_type("text/plain"),
+        )
+        .resource(
+            ResourceSpec::new(STATIC_BINARY, "Static Binary Resource")
+                .description("A static binary resource (a 1x1 PNG) for testing.")
+                .mime_type("image/png"),
+        )
+        .resource(
+            ResourceTemplateSpec::new(TEMPLATE, "Template Resource")
+                .description("A resource template with one parameter, id.")
+                .mime_type("application/json"),
+        )
+        .prompt(
+            PromptSpec::new("test_simple_prompt")
+                .description("A simple prompt without arguments."),
+        )
+        .prompt(
+            PromptSpec::new("test_prompt_with_arguments")
+                .description("A prompt with two required arguments.")
+                .argument(
+                    PromptArgument::new("arg1")
+                        .description("First test argument")
+                        .required(true),
+                )
+                .argument(
+                    PromptArgument::new("arg2")
+                        .description("Second test argument")
+                        .required(true),
+                ),
+        )
+        .reader(read)
+        .renderer(render)
+}
+
+/// The dispatch: one arm per tool.
+pub(crate) async fn dispatch(call: ToolCall) -> Result<ToolOutput, ToolError> {
+    match &*call.tool {
+        "test_simple_text" => Ok(ToolOutput::text(
+            "This is a simple text response for testing.",
+        )),
+        "test_error_handling" => Err(ToolError::new(
+            "This tool intentionally returns an error for testing",
+        )),
+        "test_missing_capability" => Ok(ToolOutput::text(
+            "The client declared sampling: the call is served.",
+        )),
+        "test_streaming_elicitation" => Ok(ToolOutput::text(
+            "No elicitation request is sent on the response stream.",
+        )),
+        "test_logging_tool" => Ok(ToolOutput::text("Done, without log notifications.")),
+        "test_trigger_tool_change" | "test_trigger_prompt_change" => Ok(ToolOutput::text(
+            "Nothing changed: list changes are not advertised.",
+        )),
+        "test_custom_header" => {
+            let message = call.arguments.get("message").and_then(|v| v.as_str());
+            Ok(ToolOutput::text(message.unwrap_or_default()))
+        }
+        other => Err(ToolError::new(format!("no such tool: {other}"))),
+    }
+}
+
+async fn read(uri: String) -> Result<Vec<ResourceContents>, ReadError> {
+    if uri == STATIC_TEXT {
+        return Ok(vec![ResourceContents::text(
+            uri,
+            "This is the content of the static text resource.",
+        )
+        .mime_type("text/plain")]);
+    }
+    if uri == STATIC_BINARY {
+        return Ok(vec![
+            ResourceContents::blob(uri, PNG_1X1).mime_type("image/png")
+        ]);
+    }
+    let id = uri
+        .strip_prefix("test://template/")
+        .and_then(|rest| rest.strip_suffix("/data"))
+        .ok_or_else(|| ReadError::new(format!("no such resource: {uri}")))?;
+    // Written by hand to keep the reference's key order; the id is escaped as a JSON string.
+    let quoted = serde_json::Value::from(id).to_string();
+    let data = serde_json::Value::from(format!("Data for ID: {id}")).to_string();
+    let body = format!(r#"{{"id":{quoted},"templateTest":true,"data":{data}}}"#);
+    Ok(vec![
+        ResourceContents::text(uri.clone(), body).mime_type("application/json")
+    ])
+}
+
+async fn render(name: String, args: Arguments) -> Result<RenderedPrompt, RenderError> {
+    let text = match name.as_str() {
+        "test_simple_prompt" => "This is a simple prompt for testing.".to_owned(),
+        "test_prompt_with_arguments" => {
+            let arg = |k: &str| {
+                args.get(k)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .to_owned()
+            };
+            format!(
+                "Prompt with arguments: arg1='{}', arg2='{}'",
+                arg("arg1"),
+                arg("arg2")
+            )
+        }
+        other => return Err(RenderError::new(format!("no such prompt: {other}"))),
+    };
+    Ok(RenderedPrompt::new(vec![PromptMessage::new(
+        Role::User,
+        text,
+    )]))
+}
