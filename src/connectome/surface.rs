@@ -63,7 +63,9 @@
 //!
 //! Read-only by construction: a [`Surface`] holds a function from [`ExportKind`] to sealed
 //! bytes and nothing else; [`Surface::new`] builds it over a declared graph and a collector it
-//! only snapshots.
+//! only snapshots. The `observe` call itself is a dispatch like any other: a host whose
+//! dispatch site records into an attached collector records it too, and the next observed
+//! export shows the edge `mcp:dispatch` → `tool:observe`.
 
 use std::fmt;
 use std::sync::Arc;
