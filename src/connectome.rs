@@ -8,6 +8,9 @@
 //! - [`diff`]: [`diff::Diff::run`], four classes and ten coverage counts (`docs/connectome-diff.md`).
 //! - [`export`]: the three export documents (declared, observed, diff).
 //! - [`reporter`]: the actor that builds exports on demand, off the hot path.
+//! - [`surface`]: the exports on the wire — three read-only resources and the `observe` tool's
+//!   answer.
+//! - [`reach`]: reachability, gate-avoiding witness paths and dominators (`docs/connectome-reach.md`).
 //!
 //! This module never writes a sign other than [`model::Sign::Unset`]: signs are the consumer's.
 //!
@@ -37,4 +40,6 @@ pub mod diff;
 pub mod export;
 pub mod model;
 pub mod observed;
+pub mod reach;
 pub mod reporter;
+pub mod surface;
