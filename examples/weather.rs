@@ -120,10 +120,13 @@ async fn main() -> ExitCode {
     }
 }
 
+/// HTTP under the supervised runtime: the listener and one actor per connection under the
+/// transports supervisor, tool calls in the dispatch pool. Runs until the process is stopped.
 #[cfg(feature = "http")]
 async fn serve_http(server: Server, addr: &str) -> ExitCode {
-    use beam_mcp::transport::http::{serve, AllowedOrigins, HttpService};
-    let listener = match tokio::net::TcpListener::bind(addr).await {
+    use beam_mcp::runtime::{Runtime, RuntimeConfig};
+    use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
+    let listener = match std::net::TcpListener::bind(addr) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("weather: cannot bind {addr}: {e}");
@@ -134,11 +137,22 @@ async fn serve_http(server: Server, addr: &str) -> ExitCode {
     // loopback. A real host checks a credential here, from the request head alone.
     let authorize = |_: &http::request::Parts| Ok(());
     let service = HttpService::new(
-        server,
+        server.clone(),
         authorize,
         AllowedOrigins::list(["http://localhost", "http://127.0.0.1"]),
     )
     .path("/mcp");
+    let config = RuntimeConfig::new().http(listener, service, ServeOptions::default());
+    let runtime = match Runtime::start(server, config).await {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("weather: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     tracing::info!(%addr, "serving MCP over HTTP at /mcp");
-    match serve(listener, service).await {}
+    // Served until the process is stopped; a Ctrl-C stops the tree in order first.
+    let _ = tokio::signal::ctrl_c().await;
+    let _ = runtime.stop(std::time::Duration::from_secs(5)).await;
+    ExitCode::SUCCESS
 }

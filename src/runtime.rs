@@ -7,7 +7,8 @@
 //! ├── collector       (optional) the connectome's collector actor
 //! └── transports (one_for_one)
 //!     ├── stdio       (optional) one connection actor, its host work run by the pool
-//!     └── …           the host's own transports (the HTTP listener's slot)
+//!     ├── http        (optional) the HTTP listener; one temporary child per connection
+//!     └── …           the host's own transports
 //! ```
 //!
 //! Request paths read the catalog snapshot and find the pool without a message round trip;
@@ -53,12 +54,16 @@
 mod catalog;
 mod config;
 mod error;
+#[cfg(feature = "http")]
+mod http;
 mod message;
 mod pool;
 mod stdio;
 
 pub use config::{RuntimeConfig, DEFAULT_DEADLINE, DEFAULT_QUEUE, DEFAULT_WORKERS};
 pub use error::RuntimeError;
+#[cfg(feature = "http")]
+pub use http::HTTP_CONNECTION_PREFIX;
 pub use message::{DispatchError, DispatchResult, RuntimeMsg, ToolReply, RUNTIME_REFUSAL_CODE};
 pub use pool::PoolStats;
 pub use stdio::{StdioConnector, StdioIo};
@@ -66,7 +71,7 @@ pub use stdio::{StdioConnector, StdioIo};
 use crate::connectome::observed::CollectorActor;
 use crate::dispatch::Carrier;
 use crate::server::{Served, Server, Step};
-use crate::transport::stdio::RunPending;
+use crate::transport::RunPending;
 use beam_mcp_supervisors::{
     ChildSpec, Restart, Shutdown, Strategy, Supervisor, SupervisorRef, SupervisorSpec,
 };
@@ -90,6 +95,8 @@ pub const COLLECTOR: &str = "collector";
 pub const TRANSPORTS: &str = "transports";
 /// The child id of the stdio connection under the transports supervisor.
 pub const STDIO: &str = "stdio";
+/// The child id of the HTTP listener under the transports supervisor.
+pub const HTTP: &str = "http";
 
 /// Starts the supervision tree.
 #[derive(Debug, Clone, Copy)]
@@ -172,6 +179,24 @@ impl Runtime {
             .restart(Restart::Transient)
             .shutdown(Shutdown::Timeout(config.deadline + Duration::from_secs(1)));
             transports.push(spec);
+        }
+        #[cfg(feature = "http")]
+        if let Some(slot) = config.http.clone() {
+            let snapshot = shared.snapshot.clone();
+            let pool = shared.pool.clone();
+            transports.push(ChildSpec::new(HTTP, move |sup| {
+                let args = http::ListenerArgs {
+                    slot: slot.clone(),
+                    snapshot: snapshot.clone(),
+                    pool: pool.clone(),
+                    transports: sup.clone(),
+                };
+                async move {
+                    let (listener, _) =
+                        Actor::spawn_linked(None, http::HttpListener, args, sup).await?;
+                    Ok(listener.get_cell())
+                }
+            }));
         }
         transports.extend(config.transports.iter().cloned());
         for spec in &transports {

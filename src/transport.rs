@@ -4,6 +4,9 @@
 //! - [`http`]: stateless Streamable HTTP (2026-07-28), HTTP/1.1 and h2c on one port
 //!   (feature `http`).
 
+mod exec;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod stdio;
+
+pub(crate) use exec::{Direct, RunPending};

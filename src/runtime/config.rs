@@ -35,6 +35,8 @@ pub struct RuntimeConfig {
     pub(crate) deadline: Duration,
     pub(crate) stdio: Option<(StdioConnector, StdioOptions)>,
     pub(crate) transports: Vec<ChildSpec>,
+    #[cfg(feature = "http")]
+    pub(crate) http: Option<super::http::HttpSlot>,
     pub(crate) intensity: (u32, Duration),
     pub(crate) name: Option<String>,
 }
@@ -69,6 +71,8 @@ impl RuntimeConfig {
             queue: DEFAULT_QUEUE,
             deadline: DEFAULT_DEADLINE,
             stdio: None,
+            #[cfg(feature = "http")]
+            http: None,
             transports: Vec::new(),
             intensity: (10, Duration::from_secs(10)),
             name: None,
@@ -113,6 +117,27 @@ impl RuntimeConfig {
     #[must_use]
     pub fn process_stdio(self) -> Self {
         self.stdio(StdioIo::process, StdioOptions::default())
+    }
+
+    /// Serves stateless Streamable HTTP on `listener` (already bound, so the host chooses the
+    /// address and a restart keeps the port) under the transports supervisor, as the child
+    /// [`super::HTTP`]: each accepted connection is a temporary child actor of the transports
+    /// supervisor, and host work runs in the dispatch pool. `service` carries the host's
+    /// `authorize`, origins and bounds; the runtime serves its own catalog snapshot through it.
+    #[cfg(feature = "http")]
+    #[must_use]
+    pub fn http(
+        mut self,
+        listener: std::net::TcpListener,
+        service: crate::transport::http::HttpService,
+        options: crate::transport::http::ServeOptions,
+    ) -> Self {
+        self.http = Some(super::http::HttpSlot {
+            listener: Arc::new(listener),
+            service,
+            options,
+        });
+        self
     }
 
     /// Adds a transport of the host's own (the HTTP listener's slot) under the transports

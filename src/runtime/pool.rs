@@ -14,7 +14,7 @@
 
 use super::message::{decode_reply, DispatchResult};
 use crate::server::{refusal, HostOutcome, Pending, Reply};
-use crate::transport::stdio::RunPending;
+use crate::transport::RunPending;
 use crate::BoxFuture;
 use ractor::factory::queues::DefaultQueue;
 use ractor::factory::routing::QueuerRouting;

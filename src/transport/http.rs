@@ -84,24 +84,9 @@ pub async fn serve_with(
     service: HttpService,
     options: ServeOptions,
 ) -> Infallible {
-    let mut builder = Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(options.header_read_timeout)
-        // hyper's read buffer may grow to ~400 KiB per connection beside the body being
-        // gathered; 64 KiB keeps a cap-sized request near its 1 MiB.
-        .max_buf_size(64 * 1024);
-    builder.http2().timer(TokioTimer::new());
+    let builder = connection_builder(options);
     loop {
-        let (stream, peer) = match listener.accept().await {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::warn!(error = %e, "accept failed");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
+        let (stream, peer) = accept(&listener).await;
         tokio::spawn(connection(
             builder.clone(),
             stream,
@@ -112,9 +97,36 @@ pub async fn serve_with(
     }
 }
 
+/// The next connection. An accept error (out of file descriptors, an aborted handshake) is
+/// logged and retried after a short pause; it never ends the listener.
+pub(crate) async fn accept(listener: &TcpListener) -> (TcpStream, std::net::SocketAddr) {
+    loop {
+        match listener.accept().await {
+            Ok(s) => return s,
+            Err(e) => {
+                tracing::warn!(error = %e, "accept failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
+}
+
+pub(crate) fn connection_builder(options: ServeOptions) -> Builder<TokioExecutor> {
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(options.header_read_timeout)
+        // hyper's read buffer may grow to ~400 KiB per connection beside the body being
+        // gathered; 64 KiB keeps a cap-sized request near its 1 MiB.
+        .max_buf_size(64 * 1024);
+    builder.http2().timer(TokioTimer::new());
+    builder
+}
+
 /// One connection: a deadline for its first byte, then served until it ends or stays idle
 /// past the idle timeout.
-async fn connection(
+pub(crate) async fn connection(
     builder: Builder<TokioExecutor>,
     stream: TcpStream,
     service: HttpService,

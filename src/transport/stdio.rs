@@ -7,8 +7,8 @@
 
 use crate::dispatch::Carrier;
 use crate::protocol::{codes, RpcError};
-use crate::server::{Pending, Reply, Server, Step};
-use crate::BoxFuture;
+use crate::server::{Reply, Server, Step};
+use crate::transport::{Direct, RunPending};
 use serde_json::json;
 use std::fmt;
 use std::future::Future;
@@ -118,23 +118,6 @@ where
         std::future::pending(),
     )
     .await
-}
-
-/// Who does the host work of a connection: the connection's own tasks ([`Direct`]) or the
-/// runtime's dispatch pool.
-pub(crate) trait RunPending: Send + Sync + 'static {
-    /// Runs `pending` and yields its reply; never fails to answer.
-    fn run(&self, pending: Pending) -> BoxFuture<Reply>;
-}
-
-/// Runs host work on the connection's own task.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Direct;
-
-impl RunPending for Direct {
-    fn run(&self, pending: Pending) -> BoxFuture<Reply> {
-        Box::pin(pending.run())
-    }
 }
 
 /// [`serve`], with host work run by `exec`, and a `stop` signal: once it resolves, reading

@@ -6,6 +6,7 @@ use super::refusal::{self, Refusal, Refuse};
 use crate::dispatch::Carrier;
 use crate::protocol::{codes, decode, Incoming, RpcError};
 use crate::server::{Server, Step};
+use crate::transport::{Direct, RunPending};
 use bytes::Bytes;
 use http::header::{self, HeaderName};
 use http::request::Parts;
@@ -70,6 +71,8 @@ struct Config {
     hosts: Vec<String>,
     path: Option<String>,
     read_timeout: Duration,
+    /// Who runs host work: the request's own task, or the runtime's dispatch pool.
+    exec: Arc<dyn RunPending>,
 }
 
 /// Stateless Streamable HTTP for a [`Server`]: a `hyper` service, cheap to clone.
@@ -120,8 +123,17 @@ impl HttpService {
                     .to_vec(),
                 path: None,
                 read_timeout: DEFAULT_READ_TIMEOUT,
+                exec: Arc::new(Direct),
             }),
         }
+    }
+
+    /// The same service over `server`, its host work run by `exec` (the runtime's pool).
+    pub(crate) fn managed(self, server: Server, exec: Arc<dyn RunPending>) -> Self {
+        self.with(|c| {
+            c.server = server;
+            c.exec = exec;
+        })
     }
 
     fn with(mut self, f: impl FnOnce(&mut Config)) -> Self {
@@ -342,7 +354,7 @@ impl HttpService {
             .map_err(|e| with_id(mismatch(&e)))?;
         let reply = match server.handle_message(m, Carrier::Http) {
             Step::Reply(r) | Step::Close(Some(r)) => r,
-            Step::Pending(p) => p.run().await,
+            Step::Pending(p) => self.config.exec.run(p).await,
             Step::Silent | Step::Close(None) => return Ok(empty(StatusCode::ACCEPTED)),
         };
         Ok(refusal::json(
