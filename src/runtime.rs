@@ -5,6 +5,7 @@
 //! ├── catalog         the validated catalog; publishes a shared snapshot; answers Dispatch
 //! ├── dispatch_pool   ractor factory: N workers, a bounded queue, a deadline
 //! ├── collector       (optional) the connectome's collector actor
+//! ├── reporter        (optional) builds the connectome exports on demand
 //! └── transports (one_for_one)
 //!     ├── stdio       (optional) one connection actor, its host work run by the pool
 //!     ├── http        (optional) the HTTP listener; one temporary child per connection
@@ -68,7 +69,10 @@ pub use message::{DispatchError, DispatchResult, RuntimeMsg, ToolReply, RUNTIME_
 pub use pool::PoolStats;
 pub use stdio::{StdioConnector, StdioIo};
 
+use crate::connectome::canonical::Sealed;
+use crate::connectome::export::ExportKind;
 use crate::connectome::observed::CollectorActor;
+use crate::connectome::reporter::{Reporter, ReporterArgs, ReporterMsg};
 use crate::dispatch::Carrier;
 use crate::server::{Served, Server, Step};
 use crate::transport::RunPending;
@@ -91,6 +95,8 @@ pub const CATALOG: &str = "catalog";
 pub const DISPATCH_POOL: &str = "dispatch_pool";
 /// The child id of the collector actor under Root.
 pub const COLLECTOR: &str = "collector";
+/// The child id of the connectome reporter under Root.
+pub const REPORTER: &str = "reporter";
 /// The child id of the transports supervisor under Root.
 pub const TRANSPORTS: &str = "transports";
 /// The child id of the stdio connection under the transports supervisor.
@@ -135,6 +141,7 @@ impl Runtime {
         parent: Option<ActorCell>,
     ) -> Result<RuntimeHandle, RuntimeError> {
         let collector = server.collector().cloned();
+        let collector_for_reporter = collector.clone();
         if config.workers == 0 {
             return Err(RuntimeError::InvalidOption {
                 option: "workers",
@@ -156,6 +163,7 @@ impl Runtime {
             snapshot: Snapshot::new(server.clone()),
             pool: Pool::new(settings),
             dispatcher: Arc::new(RwLock::new(None)),
+            reporter: Arc::new(RwLock::new(None)),
             transports: HashMap::new(),
         };
         let (max, period) = config.intensity;
@@ -243,6 +251,23 @@ impl Runtime {
                 }
             }));
         }
+        if let Some((declared, algorithm)) = config.reporter.clone() {
+            let collector = collector_for_reporter.unwrap_or_default();
+            let slot = shared.reporter.clone();
+            root = root.child(ChildSpec::new(REPORTER, move |sup| {
+                let args = ReporterArgs {
+                    declared: declared.clone(),
+                    collector: collector.clone(),
+                    algorithm,
+                };
+                let slot = slot.clone();
+                async move {
+                    let (actor, _) = Actor::spawn_linked(None, Reporter, args, sup).await?;
+                    *slot.write().unwrap_or_else(|e| e.into_inner()) = Some(actor.clone());
+                    Ok(actor.get_cell())
+                }
+            }));
+        }
         let transports_spec = SupervisorSpec::new(Strategy::OneForOne)
             .intensity(max, period)
             .children(transports);
@@ -264,6 +289,7 @@ struct Shared {
     snapshot: Snapshot,
     pool: Pool,
     dispatcher: DispatcherSlot,
+    reporter: Arc<RwLock<Option<ActorRef<ReporterMsg>>>>,
     transports: HashMap<String, ChildSpec>,
 }
 
@@ -333,6 +359,34 @@ impl RuntimeHandle {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    /// Builds a connectome export in the reporter actor (declared, observed or diff), off the
+    /// request path.
+    ///
+    /// # Errors
+    /// [`RuntimeError::NoReporter`] without [`RuntimeConfig::reporter`];
+    /// [`RuntimeError::ReporterUnavailable`] when the reporter does not answer within 10 s;
+    /// [`RuntimeError::Export`] when the graph cannot be written canonically.
+    pub async fn export(&self, kind: ExportKind) -> Result<Sealed, RuntimeError> {
+        let reporter = self
+            .shared
+            .reporter
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .ok_or(RuntimeError::NoReporter)?;
+        let answer = reporter
+            .call(
+                |reply| ReporterMsg::Export(kind, reply),
+                Some(Duration::from_secs(10)),
+            )
+            .await
+            .map_err(|_| RuntimeError::ReporterUnavailable)?;
+        match answer {
+            ractor::rpc::CallResult::Success(r) => r.map_err(RuntimeError::Export),
+            _ => Err(RuntimeError::ReporterUnavailable),
+        }
     }
 
     /// The dispatch pool's counters.

@@ -1,6 +1,8 @@
 //! What a host configures about the supervised runtime.
 
 use super::stdio::{StdioConnector, StdioIo};
+use crate::connectome::canonical::DigestAlgorithm;
+use crate::connectome::declared::Declared;
 use crate::transport::stdio::StdioOptions;
 use beam_mcp_supervisors::ChildSpec;
 use std::fmt;
@@ -35,6 +37,7 @@ pub struct RuntimeConfig {
     pub(crate) deadline: Duration,
     pub(crate) stdio: Option<(StdioConnector, StdioOptions)>,
     pub(crate) transports: Vec<ChildSpec>,
+    pub(crate) reporter: Option<(Declared, DigestAlgorithm)>,
     #[cfg(feature = "http")]
     pub(crate) http: Option<super::http::HttpSlot>,
     pub(crate) intensity: (u32, Duration),
@@ -71,6 +74,7 @@ impl RuntimeConfig {
             queue: DEFAULT_QUEUE,
             deadline: DEFAULT_DEADLINE,
             stdio: None,
+            reporter: None,
             #[cfg(feature = "http")]
             http: None,
             transports: Vec::new(),
@@ -137,6 +141,15 @@ impl RuntimeConfig {
             service,
             options,
         });
+        self
+    }
+
+    /// Runs the connectome reporter under Root, after the collector: it builds the declared,
+    /// observed and diff exports on demand ([`super::RuntimeHandle::export`]), off the request
+    /// path. The observed graph is the server's collector (an empty graph when it has none).
+    #[must_use]
+    pub fn reporter(mut self, declared: Declared, algorithm: DigestAlgorithm) -> Self {
+        self.reporter = Some((declared, algorithm));
         self
     }
 

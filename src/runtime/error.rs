@@ -40,6 +40,13 @@ pub enum RuntimeError {
     },
     /// The Root supervisor did not stop in time, or had already stopped.
     Stop(StopError),
+    /// An export was asked of a runtime started without [`crate::runtime::RuntimeConfig::reporter`],
+    /// or while the reporter restarts.
+    NoReporter,
+    /// The reporter did not answer in time, or stopped while answering.
+    ReporterUnavailable,
+    /// The export could not be written as canonical bytes.
+    Export(crate::connectome::canonical::CanonicalError),
 }
 
 impl fmt::Display for RuntimeError {
@@ -58,6 +65,9 @@ impl fmt::Display for RuntimeError {
                 write!(f, "transport {id:?} could not be started: {source}")
             }
             RuntimeError::Stop(e) => write!(f, "the runtime did not stop cleanly: {e}"),
+            RuntimeError::NoReporter => f.write_str("the runtime has no reporter running"),
+            RuntimeError::ReporterUnavailable => f.write_str("the reporter did not answer"),
+            RuntimeError::Export(e) => write!(f, "the export could not be written: {e}"),
         }
     }
 }
@@ -65,7 +75,11 @@ impl fmt::Display for RuntimeError {
 impl std::error::Error for RuntimeError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            RuntimeError::InvalidOption { .. } | RuntimeError::UnknownTransport { .. } => None,
+            RuntimeError::InvalidOption { .. }
+            | RuntimeError::UnknownTransport { .. }
+            | RuntimeError::NoReporter
+            | RuntimeError::ReporterUnavailable => None,
+            RuntimeError::Export(e) => Some(e),
             RuntimeError::Start(e) => Some(e),
             RuntimeError::Supervisor(e) => Some(e),
             RuntimeError::StopTransport { source, .. } => Some(source),
