@@ -69,11 +69,11 @@ impl Envelope {
     /// Encodes a success response. At 2026-07-28 the result gains `resultType` and the
     /// `_meta` identity (spliced in pre-encoded: this runs on every call); a legacy result is
     /// written as it is.
-    pub(crate) fn encode(
+    pub(crate) fn encode<T: serde::Serialize + ?Sized>(
         &self,
         id: &RequestId,
         revision: Revision,
-        result: &Map<String, Value>,
+        result: &T,
     ) -> Vec<u8> {
         let mut out = Vec::with_capacity(160 + self.sealed_prefix.len());
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
@@ -82,12 +82,14 @@ impl Envelope {
         if revision.is_modern() {
             out.push(b'{');
             out.extend_from_slice(&self.sealed_prefix);
-            if result.is_empty() {
+            let at = out.len();
+            // `result` serialises as a JSON object: its opening brace becomes the separator
+            // after the prefix, and an empty one leaves the prefix to close the object.
+            let _ = serde_json::to_writer(&mut out, result);
+            if &out[at..] == b"{}" {
+                out.truncate(at);
                 out.push(b'}');
             } else {
-                let at = out.len();
-                let _ = serde_json::to_writer(&mut out, result);
-                // The map's own opening brace becomes the separator after the prefix.
                 out[at] = b',';
             }
         } else {

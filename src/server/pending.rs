@@ -146,7 +146,7 @@ impl Pending {
                         )
                     }
                 };
-                (reply_ok(&inner, &id, revision, tool_result(outcome)), host)
+                (encode_tool_result(&inner, &id, revision, &outcome), host)
             }
             Work::Read { reader, uri } => {
                 let got = guarded(|| reader.read(&uri)).await;
@@ -265,24 +265,33 @@ pub(crate) fn refusal(id: &RequestId, reason: &'static str) -> Reply {
     )
 }
 
-fn tool_result(outcome: Result<ToolOutput, ToolError>) -> Map<String, Value> {
-    let mut r = Map::new();
-    match outcome {
-        Ok(out) => {
-            let content: Vec<Value> = out
-                .texts
-                .into_iter()
-                .map(|t| json!({ "type": "text", "text": t }))
-                .collect();
-            r.insert("content".into(), Value::Array(content));
-        }
-        Err(e) => {
-            r.insert(
-                "content".into(),
-                json!([{ "type": "text", "text": e.message() }]),
-            );
-            r.insert("isError".into(), Value::Bool(true));
-        }
+/// A `CallToolResult`'s own members, serialised straight to the wire: text content only.
+#[derive(serde::Serialize)]
+struct ToolResult<'a> {
+    content: Vec<TextBlock<'a>>,
+    #[serde(rename = "isError", skip_serializing_if = "std::ops::Not::not")]
+    is_error: bool,
+}
+
+#[derive(serde::Serialize)]
+struct TextBlock<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+}
+
+fn encode_tool_result(
+    inner: &Inner,
+    id: &RequestId,
+    revision: Revision,
+    outcome: &Result<ToolOutput, ToolError>,
+) -> Reply {
+    fn text(t: &str) -> TextBlock<'_> {
+        TextBlock { kind: "text", text: t }
     }
-    r
+    let body = match outcome {
+        Ok(out) => ToolResult { content: out.texts.iter().map(|t| text(t)).collect(), is_error: false },
+        Err(e) => ToolResult { content: vec![text(e.message())], is_error: true },
+    };
+    Reply::new(inner.envelope.encode(id, revision, &body), None)
 }
