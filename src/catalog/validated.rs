@@ -8,6 +8,7 @@ use super::{
 };
 use crate::error::{ConfigError, HeaderFault};
 use crate::schema::{JsonType, Schema};
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -31,6 +32,8 @@ pub(crate) struct ToolEntry {
     pub(crate) spec: ToolSpec,
     pub(crate) schema: Schema,
     pub(crate) advertised: Value,
+    /// `advertised`, encoded once: lists copy these bytes instead of re-serialising.
+    pub(crate) wire: Box<RawValue>,
     pub(crate) header_fault: Option<HeaderFault>,
     /// Top-level properties carrying `x-mcp-header`: (header name, property name).
     pub(crate) headers: Vec<(String, Arc<str>)>,
@@ -40,20 +43,23 @@ pub(crate) struct ToolEntry {
 pub(crate) struct PromptEntry {
     pub(crate) spec: PromptSpec,
     pub(crate) schema: Schema,
-    pub(crate) advertised: Value,
+    /// The list entry, encoded once: lists copy these bytes instead of re-serialising.
+    pub(crate) wire: Box<RawValue>,
 }
 
 #[derive(Debug)]
 pub(crate) struct TemplateEntry {
     pub(crate) spec: ResourceTemplateSpec,
     pub(crate) template: UriTemplate,
-    pub(crate) advertised: Value,
+    /// The list entry, encoded once: lists copy these bytes instead of re-serialising.
+    pub(crate) wire: Box<RawValue>,
 }
 
 #[derive(Debug)]
 pub(crate) struct ResourceEntryV {
     pub(crate) spec: ResourceSpec,
-    pub(crate) advertised: Value,
+    /// The list entry, encoded once: lists copy these bytes instead of re-serialising.
+    pub(crate) wire: Box<RawValue>,
 }
 
 pub(crate) struct ValidatedCatalog {
@@ -143,7 +149,10 @@ impl ValidatedCatalog {
                         return Err(ConfigError::DuplicateResource { uri: spec.uri });
                     }
                     let advertised = resource_value(&spec);
-                    res.push(ResourceEntryV { spec, advertised });
+                    res.push(ResourceEntryV {
+                        spec,
+                        wire: wire(&advertised),
+                    });
                 }
                 super::ResourceEntry::Template(spec) => {
                     if !uris.insert(spec.uri_template.clone()) {
@@ -161,7 +170,7 @@ impl ValidatedCatalog {
                     templates.push(TemplateEntry {
                         spec,
                         template,
-                        advertised,
+                        wire: wire(&advertised),
                     });
                 }
             }
@@ -197,7 +206,7 @@ impl ValidatedCatalog {
             prompt_entries.push(PromptEntry {
                 spec,
                 schema,
-                advertised,
+                wire: wire(&advertised),
             });
         }
         prompt_entries.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
@@ -262,6 +271,7 @@ fn tool_entry(spec: ToolSpec, header_faults: HeaderFaults) -> Result<ToolEntry, 
     Ok(ToolEntry {
         spec,
         schema,
+        wire: wire(&advertised),
         advertised,
         header_fault: fault,
         headers,
@@ -394,4 +404,10 @@ fn prompt_value(spec: &PromptSpec) -> Value {
         .collect();
     m.insert("arguments".into(), Value::Array(args));
     Value::Object(m)
+}
+
+/// A value's wire bytes, encoded once at startup.
+fn wire(v: &Value) -> Box<RawValue> {
+    // Serialising a Value cannot fail; the fallback only keeps this total.
+    serde_json::value::to_raw_value(v).unwrap_or_else(|_| RawValue::NULL.to_owned())
 }

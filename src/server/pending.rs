@@ -287,11 +287,20 @@ fn encode_tool_result(
     outcome: &Result<ToolOutput, ToolError>,
 ) -> Reply {
     fn text(t: &str) -> TextBlock<'_> {
-        TextBlock { kind: "text", text: t }
+        TextBlock {
+            kind: "text",
+            text: t,
+        }
     }
     let body = match outcome {
-        Ok(out) => ToolResult { content: out.texts.iter().map(|t| text(t)).collect(), is_error: false },
-        Err(e) => ToolResult { content: vec![text(e.message())], is_error: true },
+        Ok(out) => ToolResult {
+            content: out.texts.iter().map(|t| text(t)).collect(),
+            is_error: false,
+        },
+        Err(e) => ToolResult {
+            content: vec![text(e.message())],
+            is_error: true,
+        },
     };
     Reply::new(inner.envelope.encode(id, revision, &body), None)
 }

@@ -5,6 +5,7 @@ use super::{Inner, Reply, Step};
 use crate::catalog::cursor::{page, ListKind};
 use crate::dispatch::{CallContext, Carrier, ToolCall};
 use crate::protocol::{codes, encode_result, CacheScope, Incoming, RequestId, Revision, RpcError};
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
@@ -72,7 +73,7 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, carrier: Carrier) -> Step {
                 &params,
                 &cat.tools,
                 |t| t.spec.name(),
-                |t| &t.advertised,
+                |t| &t.wire,
             )
         }
         ("tools/call", _) if !cat.tools.is_empty() => {
@@ -91,7 +92,7 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, carrier: Carrier) -> Step {
                 &params,
                 &cat.resources,
                 |r| r.spec.uri(),
-                |r| &r.advertised,
+                |r| &r.wire,
             )
         }
         ("resources/templates/list", _) if has_resources(inner) => {
@@ -107,7 +108,7 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, carrier: Carrier) -> Step {
                 &params,
                 &cat.templates,
                 |t| t.spec.uri_template(),
-                |t| &t.advertised,
+                |t| &t.wire,
             )
         }
         ("resources/read", _) if has_resources(inner) => {
@@ -126,7 +127,7 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, carrier: Carrier) -> Step {
                 &params,
                 &cat.prompts,
                 |p| p.spec.name(),
-                |p| &p.advertised,
+                |p| &p.wire,
             )
         }
         ("prompts/get", _) if !cat.prompts.is_empty() => prompts_get(inner, id, revision, params),
@@ -280,7 +281,7 @@ impl List {
         params: &Map<String, Value>,
         items: &[T],
         key: impl Fn(&T) -> &str,
-        advertised: impl Fn(&T) -> &Value,
+        wire: impl Fn(&T) -> &RawValue,
     ) -> Step {
         let after = match params.get("cursor") {
             None | Some(Value::Null) => None,
@@ -303,20 +304,37 @@ impl List {
             }
         };
         let (range, next) = page(items, key, after.as_deref(), inner.page_size);
-        let list: Vec<Value> = items[range].iter().map(|i| advertised(i).clone()).collect();
-        let mut r = Map::new();
-        r.insert(self.field.into(), Value::Array(list));
-        if let Some(last) = next {
-            r.insert(
-                "nextCursor".into(),
-                Value::String(inner.cursors.encode(self.kind, last)),
-            );
+        let body = ListBody {
+            field: self.field,
+            items: items[range].iter().map(wire).collect(),
+            next: next.map(|last| inner.cursors.encode(self.kind, last)),
+            cache: revision.is_modern().then_some(self.cache),
+        };
+        Step::Reply(Reply::new(inner.envelope.encode(id, revision, &body), None))
+    }
+}
+
+/// A list result, its entries copied from their pre-encoded bytes.
+struct ListBody<'a> {
+    field: &'static str,
+    items: Vec<&'a RawValue>,
+    next: Option<String>,
+    cache: Option<(u64, CacheScope)>,
+}
+
+impl serde::Serialize for ListBody<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry(self.field, &self.items)?;
+        if let Some(next) = &self.next {
+            m.serialize_entry("nextCursor", next)?;
         }
-        let (ttl, scope) = self.cache;
-        Step::Reply(Reply::new(
-            inner.envelope.encode_cacheable(id, revision, r, ttl, scope),
-            None,
-        ))
+        if let Some((ttl, scope)) = self.cache {
+            m.serialize_entry("ttlMs", &ttl)?;
+            m.serialize_entry("cacheScope", scope.as_str())?;
+        }
+        m.end()
     }
 }
 
