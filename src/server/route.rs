@@ -3,6 +3,7 @@
 use super::pending::{Pending, Work};
 use super::{Inner, Reply, Step};
 use crate::catalog::cursor::{page, ListKind};
+use crate::catalog::validated::{PromptEntry, ResourceEntryV, TemplateEntry, ToolEntry};
 use crate::dispatch::{CallContext, Carrier, ToolCall};
 use crate::protocol::{codes, encode_result, CacheScope, Incoming, RequestId, Revision, RpcError};
 use serde_json::value::RawValue;
@@ -61,75 +62,38 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, carrier: Carrier) -> Step {
         ("shutdown", _) => Step::Close(Some(reply_ok(inner, &id, revision, Map::new()))),
         ("exit", _) => Step::Close(Some(reply_ok(inner, &id, revision, Map::new()))),
         ("tools/list", _) if !cat.tools.is_empty() => {
-            let l = List {
-                kind: ListKind::Tools,
-                field: "tools",
-                cache: inner.tools_cache,
-            };
-            l.serve(
-                inner,
-                &id,
-                revision,
-                &params,
-                &cat.tools,
-                |t| t.spec.name(),
-                |t| &t.wire,
-            )
+            list(inner, &id, revision, &params, ListKind::Tools, &cat.tools)
         }
         ("tools/call", _) if !cat.tools.is_empty() => {
             tools_call(inner, id, revision, carrier, params)
         }
-        ("resources/list", _) if has_resources(inner) => {
-            let l = List {
-                kind: ListKind::Resources,
-                field: "resources",
-                cache: inner.resources_cache,
-            };
-            l.serve(
-                inner,
-                &id,
-                revision,
-                &params,
-                &cat.resources,
-                |r| r.spec.uri(),
-                |r| &r.wire,
-            )
-        }
-        ("resources/templates/list", _) if has_resources(inner) => {
-            let l = List {
-                kind: ListKind::ResourceTemplates,
-                field: "resourceTemplates",
-                cache: inner.resources_cache,
-            };
-            l.serve(
-                inner,
-                &id,
-                revision,
-                &params,
-                &cat.templates,
-                |t| t.spec.uri_template(),
-                |t| &t.wire,
-            )
-        }
+        ("resources/list", _) if has_resources(inner) => list(
+            inner,
+            &id,
+            revision,
+            &params,
+            ListKind::Resources,
+            &cat.resources,
+        ),
+        ("resources/templates/list", _) if has_resources(inner) => list(
+            inner,
+            &id,
+            revision,
+            &params,
+            ListKind::ResourceTemplates,
+            &cat.templates,
+        ),
         ("resources/read", _) if has_resources(inner) => {
             resources_read(inner, id, revision, params)
         }
-        ("prompts/list", _) if !cat.prompts.is_empty() => {
-            let l = List {
-                kind: ListKind::Prompts,
-                field: "prompts",
-                cache: inner.prompts_cache,
-            };
-            l.serve(
-                inner,
-                &id,
-                revision,
-                &params,
-                &cat.prompts,
-                |p| p.spec.name(),
-                |p| &p.wire,
-            )
-        }
+        ("prompts/list", _) if !cat.prompts.is_empty() => list(
+            inner,
+            &id,
+            revision,
+            &params,
+            ListKind::Prompts,
+            &cat.prompts,
+        ),
         ("prompts/get", _) if !cat.prompts.is_empty() => prompts_get(inner, id, revision, params),
         (method, _) => fail(RpcError::method_not_found(method)),
     }
@@ -264,53 +228,95 @@ fn ok_bare(id: &RequestId, r: Map<String, Value>) -> Step {
     reply_value(id, Value::Object(r))
 }
 
-/// A paginated, cacheable list result.
-struct List {
+/// A paginated, cacheable list result: the page after the cursor's key, its entries copied
+/// from their pre-encoded bytes.
+fn list<T: Listed>(
+    inner: &Inner,
+    id: &RequestId,
+    revision: Revision,
+    params: &Map<String, Value>,
     kind: ListKind,
-    field: &'static str,
-    cache: (u64, CacheScope),
+    items: &[T],
+) -> Step {
+    let fail = |e: RpcError| Step::Reply(Reply::error(Some(id), &e));
+    let after = match params.get("cursor") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(c)) => match inner.cursors.decode(kind, c) {
+            Ok(k) => Some(k),
+            Err(e) => {
+                return fail(RpcError::invalid_params(
+                    "Invalid cursor",
+                    json!({ "cursor": c, "reason": e.to_string() }),
+                ))
+            }
+        },
+        Some(_) => {
+            return fail(RpcError::invalid_params(
+                "params.cursor must be a string",
+                json!({ "field": "cursor" }),
+            ))
+        }
+    };
+    let (range, next) = page(items, T::key, after.as_deref(), inner.page_size);
+    let cache = match kind {
+        ListKind::Tools => inner.tools_cache,
+        ListKind::Resources | ListKind::ResourceTemplates => inner.resources_cache,
+        ListKind::Prompts => inner.prompts_cache,
+    };
+    let body = ListBody {
+        field: T::FIELD,
+        items: items[range].iter().map(T::wire).collect(),
+        next: next.map(|last| inner.cursors.encode(kind, last)),
+        cache: revision.is_modern().then_some(cache),
+    };
+    Step::Reply(Reply::new(inner.envelope.encode(id, revision, &body), None))
 }
 
-impl List {
-    #[allow(clippy::too_many_arguments)]
-    fn serve<T>(
-        &self,
-        inner: &Inner,
-        id: &RequestId,
-        revision: Revision,
-        params: &Map<String, Value>,
-        items: &[T],
-        key: impl Fn(&T) -> &str,
-        wire: impl Fn(&T) -> &RawValue,
-    ) -> Step {
-        let after = match params.get("cursor") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(c)) => match inner.cursors.decode(self.kind, c) {
-                Ok(k) => Some(k),
-                Err(e) => {
-                    let err = RpcError::invalid_params(
-                        "Invalid cursor",
-                        json!({ "cursor": c, "reason": e.to_string() }),
-                    );
-                    return Step::Reply(Reply::error(Some(id), &err));
-                }
-            },
-            Some(_) => {
-                let err = RpcError::invalid_params(
-                    "params.cursor must be a string",
-                    json!({ "field": "cursor" }),
-                );
-                return Step::Reply(Reply::error(Some(id), &err));
-            }
-        };
-        let (range, next) = page(items, key, after.as_deref(), inner.page_size);
-        let body = ListBody {
-            field: self.field,
-            items: items[range].iter().map(wire).collect(),
-            next: next.map(|last| inner.cursors.encode(self.kind, last)),
-            cache: revision.is_modern().then_some(self.cache),
-        };
-        Step::Reply(Reply::new(inner.envelope.encode(id, revision, &body), None))
+/// An entry of a paginated list: its sort key and its pre-encoded wire form.
+trait Listed {
+    /// The result member the list travels in.
+    const FIELD: &'static str;
+    fn key(&self) -> &str;
+    fn wire(&self) -> &RawValue;
+}
+
+impl Listed for ToolEntry {
+    const FIELD: &'static str = "tools";
+    fn key(&self) -> &str {
+        self.spec.name()
+    }
+    fn wire(&self) -> &RawValue {
+        &self.wire
+    }
+}
+
+impl Listed for ResourceEntryV {
+    const FIELD: &'static str = "resources";
+    fn key(&self) -> &str {
+        self.spec.uri()
+    }
+    fn wire(&self) -> &RawValue {
+        &self.wire
+    }
+}
+
+impl Listed for TemplateEntry {
+    const FIELD: &'static str = "resourceTemplates";
+    fn key(&self) -> &str {
+        self.spec.uri_template()
+    }
+    fn wire(&self) -> &RawValue {
+        &self.wire
+    }
+}
+
+impl Listed for PromptEntry {
+    const FIELD: &'static str = "prompts";
+    fn key(&self) -> &str {
+        self.spec.name()
+    }
+    fn wire(&self) -> &RawValue {
+        &self.wire
     }
 }
 
