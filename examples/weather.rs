@@ -90,27 +90,32 @@ async fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
-    let config = ServerConfig::new(catalog())
-        .server_name("weather")
-        .dispatch(get_weather);
-    let server = match Server::new(config) {
+    let mut http_addr = None;
+    let mut connectome = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        match (flag.as_str(), cfg!(feature = "http")) {
+            ("--http", true) => match args.next() {
+                Some(addr) => http_addr = Some(addr),
+                None => return usage(),
+            },
+            ("--connectome", _) => connectome = true,
+            _ => return usage(),
+        }
+    }
+    let server = match Server::new(config(connectome)) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("weather: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let mut args = std::env::args().skip(1);
-    if let Some(flag) = args.next() {
-        return match (flag.as_str(), args.next()) {
-            #[cfg(feature = "http")]
-            ("--http", Some(addr)) => serve_http(server, &addr).await,
-            _ => {
-                eprintln!("usage: weather [--http ADDR]");
-                ExitCode::FAILURE
-            }
-        };
+    #[cfg(feature = "http")]
+    if let Some(addr) = http_addr {
+        return serve_http(server, &addr).await;
     }
+    #[cfg(not(feature = "http"))]
+    let _ = http_addr;
     match beam_mcp::transport::stdio::serve_stdio(server).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -118,6 +123,55 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn usage() -> ExitCode {
+    eprintln!("usage: weather [--http ADDR] [--connectome]");
+    ExitCode::FAILURE
+}
+
+/// The server's configuration. With `--connectome`, the three read-only `connectome://`
+/// resources sit beside the weather ones and the dispatch site records into an attached
+/// collector. The declared graph here is the catalog's own dispatch edges (a host in CI would
+/// build it from its sources with `Declared::build` or the `connectome` CLI).
+fn config(connectome: bool) -> ServerConfig {
+    if !connectome {
+        return ServerConfig::new(catalog())
+            .server_name("weather")
+            .dispatch(get_weather);
+    }
+    use beam_mcp::connectome::canonical::DigestAlgorithm;
+    use beam_mcp::connectome::declared::Declared;
+    use beam_mcp::connectome::model::Graph;
+    use beam_mcp::connectome::observed::Collector;
+    use beam_mcp::connectome::surface::Surface;
+    let mut graph = Graph::new();
+    graph.add_dispatch_edge("get_weather");
+    let collector = Collector::new();
+    collector.attach();
+    let surface = Surface::new(
+        Declared::from_parts(graph, Default::default()),
+        collector.clone(),
+        DigestAlgorithm::Sha256,
+    );
+    // The host's reader delegates the surface's uris to it and serves its own otherwise.
+    let reader = {
+        let surface = surface.clone();
+        move |uri: String| {
+            let surface = surface.clone();
+            async move {
+                match surface.read(&uri) {
+                    Some(answer) => answer,
+                    None => read_resource(uri).await,
+                }
+            }
+        }
+    };
+    let catalog = surface.add_to(catalog()).reader(reader);
+    ServerConfig::new(catalog)
+        .server_name("weather")
+        .dispatch(get_weather)
+        .collector(collector)
 }
 
 /// HTTP under the supervised runtime: the listener and one actor per connection under the
