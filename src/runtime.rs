@@ -8,7 +8,7 @@
 //! ├── reporter        (optional) builds the connectome exports on demand
 //! └── transports (one_for_one)
 //!     ├── stdio       (optional) one connection actor, its host work run by the pool
-//!     ├── http        (optional) the HTTP listener; one temporary child per connection
+//!     ├── http        (optional, one_for_one) the listener, and one temporary child per connection
 //!     └── …           the host's own transports
 //! ```
 //!
@@ -20,6 +20,12 @@
 //! `"deadline"` (its worker is replaced); a panicking tool with a tool error (`isError`) and
 //! its worker replaced. -32603 is the code because the request was valid and the server could
 //! not serve it now; the reason says why.
+//!
+//! **Crash loops escalate.** A transport that crashes is restarted by the transports
+//! supervisor and nothing else moves. One that crashes faster than the restart intensity
+//! (default 10 in 10 s) makes the transports supervisor give up; Root restarts it, and that
+//! restart counts against Root's own intensity: past it, Root fails into its parent, as in
+//! OTP. The intensity is [`RuntimeConfig::intensity`].
 //!
 //! **Blocking host code.** Host work runs in a task of its own, so a deadline still fires
 //! while a tool blocks its thread (on a multi-thread runtime). A tool that blocks for long
@@ -101,8 +107,11 @@ pub const REPORTER: &str = "reporter";
 pub const TRANSPORTS: &str = "transports";
 /// The child id of the stdio connection under the transports supervisor.
 pub const STDIO: &str = "stdio";
-/// The child id of the HTTP listener under the transports supervisor.
+/// The child id of the HTTP transport (a supervisor of the listener and its connections)
+/// under the transports supervisor.
 pub const HTTP: &str = "http";
+/// The child id of the HTTP listener under the HTTP transport's supervisor.
+pub const HTTP_LISTENER: &str = "listener";
 
 /// Starts the supervision tree.
 #[derive(Debug, Clone, Copy)]
@@ -163,6 +172,7 @@ impl Runtime {
             snapshot: Snapshot::new(server.clone()),
             pool: Pool::new(settings),
             dispatcher: Arc::new(RwLock::new(None)),
+            call_timeout: config.deadline + Duration::from_secs(10),
             reporter: Arc::new(RwLock::new(None)),
             transports: HashMap::new(),
         };
@@ -192,19 +202,25 @@ impl Runtime {
         if let Some(slot) = config.http.clone() {
             let snapshot = shared.snapshot.clone();
             let pool = shared.pool.clone();
-            transports.push(ChildSpec::new(HTTP, move |sup| {
+            let shutdown = config.deadline + Duration::from_secs(1);
+            let listener = ChildSpec::new(HTTP_LISTENER, move |sup| {
                 let args = http::ListenerArgs {
                     slot: slot.clone(),
                     snapshot: snapshot.clone(),
                     pool: pool.clone(),
-                    transports: sup.clone(),
+                    connections: sup.clone(),
+                    shutdown,
                 };
                 async move {
                     let (listener, _) =
                         Actor::spawn_linked(None, http::HttpListener, args, sup).await?;
                     Ok(listener.get_cell())
                 }
-            }));
+            });
+            let spec = SupervisorSpec::new(Strategy::OneForOne)
+                .intensity(max, period)
+                .child(listener);
+            transports.push(Supervisor::child_spec(HTTP, spec));
         }
         transports.extend(config.transports.iter().cloned());
         for spec in &transports {
@@ -289,6 +305,8 @@ struct Shared {
     snapshot: Snapshot,
     pool: Pool,
     dispatcher: DispatcherSlot,
+    /// How long a transport supervisor call may take: a stop waits for the calls in flight.
+    call_timeout: Duration,
     reporter: Arc<RwLock<Option<ActorRef<ReporterMsg>>>>,
     transports: HashMap<String, ChildSpec>,
 }
@@ -420,6 +438,9 @@ impl RuntimeHandle {
             .find(|c| c.id == TRANSPORTS)
             .and_then(|c| c.cell)
             .and_then(SupervisorRef::from_cell)
+            // Stopping a transport waits for its calls in flight (up to the deadline): the
+            // supervisor's answer must be waited for at least that long.
+            .map(|t| t.with_call_timeout(self.shared.call_timeout))
             .ok_or_else(|| RuntimeError::UnknownTransport {
                 id: TRANSPORTS.to_owned(),
             })

@@ -33,10 +33,20 @@ async fn start() -> (beam_mcp::runtime::RuntimeHandle, SocketAddr) {
     (Runtime::start(host::server(), config).await.unwrap(), addr)
 }
 
+/// Connection actors: temporary children of the HTTP transport's supervisor, itself a child
+/// of the transports supervisor.
 async fn connection_children(rt: &beam_mcp::runtime::RuntimeHandle) -> usize {
     let transports = rt.transports().await.unwrap();
-    transports
+    let http = transports
         .which_children()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|c| c.id == HTTP)
+        .and_then(|c| c.cell)
+        .and_then(beam_mcp_supervisors::SupervisorRef::from_cell)
+        .unwrap();
+    http.which_children()
         .await
         .unwrap()
         .iter()
@@ -63,8 +73,8 @@ async fn calls_run_in_the_pool_and_each_connection_is_a_temporary_child() {
             "{proto:?}: the call ran in the pool"
         );
     }
-    // A slow call holds its connection: while it runs, its actor is a child of the transports
-    // supervisor; once the connection has idled out, the child is gone.
+    // A slow call holds its connection: while it runs, its actor is a child of the HTTP
+    // transport's supervisor; once the connection has ended, the child is gone.
     let slow = tokio::spawn(async move {
         Client::new(rig::Proto::H1, addr)
             .post(&rpc(

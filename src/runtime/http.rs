@@ -1,5 +1,8 @@
-//! The HTTP listener under the transports supervisor, and one temporary child actor per
-//! accepted connection; host work goes through the dispatch pool.
+//! The HTTP transport under the transports supervisor: a supervisor of its own over the
+//! listener and one temporary child actor per accepted connection, so that stopping or
+//! restarting the transport stops its connections with it (each answering what it has in
+//! flight first), and accepting a connection never waits on another transport's shutdown.
+//! Host work goes through the dispatch pool.
 
 use super::catalog::Snapshot;
 use super::pool::Pool;
@@ -12,6 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 /// The child-id prefix of a connection actor: `http-conn-<n>`.
@@ -39,7 +43,10 @@ pub(crate) struct ListenerArgs {
     pub(crate) slot: HttpSlot,
     pub(crate) snapshot: Snapshot,
     pub(crate) pool: Pool,
-    pub(crate) transports: ActorCell,
+    /// The HTTP transport's own supervisor: the connections are its children.
+    pub(crate) connections: ActorCell,
+    /// How long a connection may take to finish its calls in flight when stopped.
+    pub(crate) shutdown: Duration,
 }
 
 /// Aborts the accept loop when the listener's state goes, even when the actor is killed.
@@ -75,9 +82,15 @@ impl Actor for HttpListener {
             .clone()
             .managed(args.snapshot.load(), Arc::new(args.pool));
         let options = args.slot.options;
-        let transports = SupervisorRef::from_cell(args.transports)
+        let connections = SupervisorRef::from_cell(args.connections)
             .ok_or("the HTTP listener must run under a supervisor")?;
-        let task = tokio::spawn(accept_loop(listener, service, options, transports));
+        let task = tokio::spawn(accept_loop(
+            listener,
+            service,
+            options,
+            connections,
+            args.shutdown,
+        ));
         Ok(ListenerState { task })
     }
 
@@ -95,7 +108,8 @@ async fn accept_loop(
     listener: TcpListener,
     service: HttpService,
     options: ServeOptions,
-    transports: SupervisorRef,
+    connections: SupervisorRef,
+    shutdown: Duration,
 ) {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let builder = connection_builder(options);
@@ -122,8 +136,8 @@ async fn accept_loop(
             }
         })
         .restart(Restart::Temporary)
-        .shutdown(Shutdown::Timeout(Duration::from_secs(1)));
-        if let Err(e) = transports.start_child(spec).await {
+        .shutdown(Shutdown::Timeout(shutdown));
+        if let Err(e) = connections.start_child(spec).await {
             // The socket drops with the spec: the client sees the connection close.
             tracing::warn!(%peer, error = %e, "HTTP connection not started");
         }
@@ -139,6 +153,7 @@ struct ConnectionArgs {
 }
 
 struct ConnectionState {
+    stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<()>>,
 }
 
@@ -168,11 +183,26 @@ impl Actor for HttpConnection {
         let stream = args
             .stream
             .ok_or("the connection's socket was already taken")?;
+        let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            connection(args.builder, stream, args.service, args.options, args.peer).await;
+            let stopped = async {
+                let _ = stopped.await;
+            };
+            connection(
+                args.builder,
+                stream,
+                args.service,
+                args.options,
+                args.peer,
+                stopped,
+            )
+            .await;
             myself.stop(Some("normal".into()));
         });
-        Ok(ConnectionState { task: Some(task) })
+        Ok(ConnectionState {
+            stop: Some(stop),
+            task: Some(task),
+        })
     }
 
     async fn handle(
@@ -189,11 +219,13 @@ impl Actor for HttpConnection {
         _myself: ActorRef<()>,
         state: &mut ConnectionState,
     ) -> Result<(), ActorProcessingErr> {
-        // Stopping while the connection still serves (a transport restart, a shutdown) ends it.
+        // Stopped while serving (a transport restart, a shutdown): close gracefully, so the
+        // requests in flight are answered; the supervisor's shutdown timeout bounds the wait.
+        if let Some(stop) = state.stop.take() {
+            let _ = stop.send(());
+        }
         if let Some(task) = state.task.take() {
-            if !task.is_finished() {
-                task.abort();
-            }
+            let _ = task.await;
         }
         Ok(())
     }

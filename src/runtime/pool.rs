@@ -63,6 +63,8 @@ impl ReplyTo {
 /// by the discard handler, or by `Drop`.
 pub(crate) struct PoolJob {
     work: Option<(Pending, ReplyTo)>,
+    /// When the job was queued: the deadline counts the wait in the queue too.
+    queued: tokio::time::Instant,
 }
 
 impl PoolJob {
@@ -158,6 +160,7 @@ impl Pool {
     pub(crate) fn submit(&self, pending: Pending, reply: ReplyTo) {
         let job = PoolJob {
             work: Some((pending, reply)),
+            queued: tokio::time::Instant::now(),
         };
         match self.current() {
             // On a send failure the job comes back inside the error and is answered as it drops.
@@ -252,6 +255,15 @@ struct DispatchWorker {
 }
 
 /// Why a worker stopped itself so the factory replaces it.
+/// A host task that does not outlive the worker running it.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 #[derive(Debug)]
 enum WorkerFault {
     HostPanicked,
@@ -300,9 +312,18 @@ impl Worker for DispatchWorker {
             return Ok(());
         };
         let id = pending.id().clone();
+        // One deadline from the moment the call was queued: a call that waited its whole
+        // deadline in the queue is refused without running.
+        let due = job.msg.queued + self.deadline;
+        if tokio::time::Instant::now() >= due {
+            self.counters.deadlines.fetch_add(1, Ordering::Relaxed);
+            reply.send(refusal(&id, DEADLINE));
+            return Ok(());
+        }
         // The dispatch site (recording, span) is inside `run_observed`: one site for every path.
-        let mut task = tokio::spawn(pending.run_observed());
-        let fault = match tokio::time::timeout(self.deadline, &mut task).await {
+        // The host task is aborted if this worker goes (killed, replaced) before it ends.
+        let mut task = AbortOnDrop(tokio::spawn(pending.run_observed()));
+        let fault = match tokio::time::timeout_at(due, &mut task.0).await {
             // Counters move before the reply, so a caller that got its answer sees them.
             Ok(Ok((answer, HostOutcome::Returned))) => {
                 self.counters.completed.fetch_add(1, Ordering::Relaxed);
@@ -319,7 +340,7 @@ impl Worker for DispatchWorker {
                 WorkerFault::TaskLost
             }
             Err(_) => {
-                task.abort();
+                task.0.abort();
                 self.counters.deadlines.fetch_add(1, Ordering::Relaxed);
                 reply.send(refusal(&id, DEADLINE));
                 WorkerFault::DeadlineExceeded(self.deadline)

@@ -93,6 +93,7 @@ pub async fn serve_with(
             service.clone(),
             options,
             peer,
+            std::future::pending(),
         ));
     }
 }
@@ -132,6 +133,7 @@ pub(crate) async fn connection(
     service: HttpService,
     options: ServeOptions,
     peer: std::net::SocketAddr,
+    stop: impl Future<Output = ()>,
 ) {
     // hyper-util reads the first bytes to tell HTTP/1.1 from HTTP/2 with no clock of its own:
     // a connection that never speaks would be held for ever.
@@ -146,9 +148,11 @@ pub(crate) async fn connection(
         activity: activity.clone(),
     };
     let mut conn = pin!(builder.serve_connection(TokioIo::new(stream), tracked));
-    // After a graceful close begins, a peer that does not finish it (an HTTP/2 client that
-    // never answers the GOAWAY's PING) is dropped once the same timeout passes again.
+    // A graceful close (idle, or `stop`) lets the requests in flight finish. A peer that does
+    // not finish the close (an HTTP/2 client that never answers the GOAWAY's PING) is dropped
+    // once the connection has been idle for the timeout again.
     let mut closing: Option<Instant> = None;
+    let mut stop = pin!(stop);
     let tick = (options.idle_timeout / 4).max(Duration::from_millis(10));
     loop {
         tokio::select! {
@@ -158,8 +162,17 @@ pub(crate) async fn connection(
                 }
                 return;
             }
+            () = &mut stop, if closing.is_none() => {
+                closing = Some(Instant::now());
+                conn.as_mut().graceful_shutdown();
+            }
             _ = tokio::time::sleep(tick) => match closing {
-                Some(since) if since.elapsed() >= options.idle_timeout => return,
+                Some(since)
+                    if since.elapsed() >= options.idle_timeout
+                        && activity.idle_for() >= options.idle_timeout =>
+                {
+                    return
+                }
                 Some(_) => {}
                 None if activity.idle_for() >= options.idle_timeout => {
                     closing = Some(Instant::now());
