@@ -1,4 +1,4 @@
-//! The README's host: the seed's weather catalog served over stdio, or over HTTP at `/mcp`.
+//! The README's host: the weather catalog of the Elixir original's README, served over stdio, or over HTTP at `/mcp`.
 //!
 //! ```text
 //! cargo run --example weather

@@ -74,6 +74,9 @@ pub enum ConfigError {
     MissingReader,
     /// Prompts are listed but the catalog has no renderer.
     MissingRenderer,
+    /// No cursor key was given and the OS offered no randomness to draw one from: set
+    /// [`crate::ServerConfig::cursor_key`].
+    NoRandomness,
     /// An option is out of range.
     InvalidOption {
         /// The option.
@@ -125,6 +128,9 @@ impl fmt::Display for ConfigError {
             ConfigError::MissingRenderer => {
                 f.write_str("the catalog lists prompts but provides no renderer")
             }
+            ConfigError::NoRandomness => f.write_str(
+                "no cursor key was given and the OS offered no randomness: set ServerConfig::cursor_key",
+            ),
             ConfigError::InvalidOption { option, reason } => {
                 write!(f, "option `{option}`: {reason}")
             }

@@ -31,6 +31,8 @@
 //! #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
 //! # }
 //! ```
+#![deny(missing_docs, unsafe_code)]
+#![warn(unreachable_pub, missing_debug_implementations)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod catalog;

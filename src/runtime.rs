@@ -1,4 +1,4 @@
-//! The supervised runtime: the supervision tree of DESIGN.md, on `ractor`.
+//! The supervised runtime: the supervision tree of this system, on `ractor`.
 //!
 //! ```text
 //! Root (rest_for_one)

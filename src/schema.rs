@@ -37,7 +37,7 @@
 //!   constraint `tools/list` advertises and `tools/call` does not enforce; refusing at startup makes
 //!   that drift impossible. `pattern` and `format` would also put a regex engine or a format zoo
 //!   on the request path; `$ref` would bring in resolution.
-//! - **`enum` and `const`** — refused too. They are simple, but they are not in the seed's subset,
+//! - **`enum` and `const`** — refused too. They are simple, but they are not in the Elixir original's subset,
 //!   and their JSON-equality rule (`1 == 1.0`) is one more semantics to get exactly right; a host
 //!   that needs them checks the value in its own dispatch.
 //! - **malformed values of subset keywords** — `"minLength": -1`, `"required": "x"`, a repeated

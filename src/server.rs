@@ -111,7 +111,8 @@ impl Server {
     /// # Errors
     /// A [`ConfigError`] naming the item at fault: repeated names or uris, schemas outside
     /// the subset, forbidden `x-mcp-header` annotations, bad templates, resources or prompts
-    /// with no reader or renderer, tools with no dispatch, a page size of 0.
+    /// with no reader or renderer, tools with no dispatch, a page size of 0, no cursor key
+    /// and no OS randomness to draw one from.
     pub fn new(config: ServerConfig) -> Result<Server, ConfigError> {
         if config.page_size == 0 {
             return Err(ConfigError::InvalidOption {
@@ -124,6 +125,16 @@ impl Server {
         if has_tools && config.dispatch.is_none() {
             return Err(ConfigError::MissingDispatch);
         }
+        // Cursor tags resist forgery only under a secret key: without OS randomness and
+        // without a host key, refuse to start rather than fall back to a guessable one.
+        let cursor_key = match config.cursor_key {
+            Some(k) => k,
+            None => {
+                let mut k = [0u8; 32];
+                getrandom::fill(&mut k).map_err(|_| ConfigError::NoRandomness)?;
+                k
+            }
+        };
         let info = ServerInfo {
             name: config.server_name,
             version: config.server_version,
@@ -141,10 +152,7 @@ impl Server {
                 discover_ttl_ms: config.discover_ttl_ms,
                 page_size: config.page_size,
                 collector: config.collector,
-                cursors: config
-                    .cursor_key
-                    .map(CursorCodec::new)
-                    .unwrap_or_else(CursorCodec::random),
+                cursors: CursorCodec::new(cursor_key),
             }),
         })
     }

@@ -3,11 +3,12 @@
 # it drew its three pictures. Installs the notebook's pinned plotting stack into a venv from
 # PyPI (notebooks/requirements.txt) and nothing of this crate.
 #
-#   NOTEBOOK_VENV   where the venv lives (default: $TMPDIR/beam-mcp-notebook-venv; reused)
+#   NOTEBOOK_VENV   where the venv lives (default: .notebook-venv in the checkout; reused while
+#                   it works, made anew when it does not)
 #   CONNECTOME_OUT  where the PNGs go (default: a fresh temporary directory)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv="${NOTEBOOK_VENV:-${TMPDIR:-/tmp}/beam-mcp-notebook-venv}"
+venv="${NOTEBOOK_VENV:-$PWD/.notebook-venv}"
 out="${CONNECTOME_OUT:-$(mktemp -d)}"
 export CONNECTOME_OUT="$out"
 export CONNECTOME_DECLARED="$PWD/tests/golden/connectome_declared.json"
@@ -15,7 +16,10 @@ export CONNECTOME_OBSERVED="$PWD/tests/golden/connectome_observed.json"
 export CONNECTOME_DIFF="$PWD/tests/golden/connectome_diff.json"
 export MPLBACKEND=Agg
 echo "== notebook: venv $venv, pictures into $out"
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+if ! "$venv/bin/python" -c "import sys" >/dev/null 2>&1; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r notebooks/requirements.txt
 rm -f "$out"/declared.png "$out"/observed.png "$out"/diff.png
 "$venv/bin/python" - <<'PY'

@@ -4,8 +4,9 @@
 //! never an offset: the next page starts after that key, so a list that gains or loses items
 //! between pages never skips an item that was there before. The cursor is tagged with
 //! HMAC-SHA-256 under the server's cursor key, so a forged or corrupted cursor is refused
-//! rather than followed. The key is random per process unless the host sets one (hosts running
-//! several replicas behind one address set the same key on each).
+//! rather than followed. The key comes from the caller: [`crate::Server::new`] draws one from
+//! the OS per process unless the host sets one (hosts running several replicas behind one
+//! address set the same key on each). This module does no IO.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
@@ -99,21 +100,6 @@ impl fmt::Debug for CursorCodec {
 impl CursorCodec {
     /// A codec under `key`.
     pub fn new(key: [u8; 32]) -> Self {
-        CursorCodec { key }
-    }
-
-    /// A codec under a fresh random key; falls back to a key derived from the clock and
-    /// process id if the OS offers no randomness (cursors then resist corruption, not forgery).
-    pub fn random() -> Self {
-        let mut key = [0u8; 32];
-        if getrandom::fill(&mut key).is_err() {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos())
-                .unwrap_or_default();
-            key[..16].copy_from_slice(&nanos.to_le_bytes());
-            key[16..20].copy_from_slice(&std::process::id().to_le_bytes());
-        }
         CursorCodec { key }
     }
 

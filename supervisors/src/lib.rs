@@ -80,7 +80,8 @@
 //! # Ok(())
 //! # }
 //! ```
-
+#![deny(missing_docs, unsafe_code)]
+#![warn(unreachable_pub, missing_debug_implementations)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 mod child;
