@@ -4,6 +4,11 @@
 //! line. A line longer than the cap is refused with -32600 and the stream goes on. EOF, `exit`
 //! or `shutdown` stop the reading; what was already accepted is answered before the function
 //! returns. Nothing but protocol frames is written to the writer: logs go through `tracing`.
+//!
+//! [`serve`] runs host work on the connection's own tasks and puts no clock on it: a tool that
+//! never returns holds its request, and so the end of the connection, for ever. A host that
+//! needs a per-call deadline (and worker replacement after a panic) serves stdio through the
+//! supervised runtime instead (`RuntimeConfig::stdio`), whose dispatch pool bounds each call.
 
 use crate::dispatch::Carrier;
 use crate::protocol::{codes, RpcError};
