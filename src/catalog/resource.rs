@@ -5,6 +5,30 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
+/// The optional descriptive fields both kinds of resource entry share.
+macro_rules! descriptive_setters {
+    () => {
+        /// Sets the title.
+        #[must_use]
+        pub fn title(mut self, t: impl Into<String>) -> Self {
+            self.title = Some(t.into());
+            self
+        }
+        /// Sets the description.
+        #[must_use]
+        pub fn description(mut self, d: impl Into<String>) -> Self {
+            self.description = Some(d.into());
+            self
+        }
+        /// Sets the MIME type.
+        #[must_use]
+        pub fn mime_type(mut self, m: impl Into<String>) -> Self {
+            self.mime_type = Some(m.into());
+            self
+        }
+    };
+}
+
 /// A concrete resource, listed by `resources/list`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResourceSpec {
@@ -26,24 +50,7 @@ impl ResourceSpec {
             mime_type: None,
         }
     }
-    /// Sets the title.
-    #[must_use]
-    pub fn title(mut self, t: impl Into<String>) -> Self {
-        self.title = Some(t.into());
-        self
-    }
-    /// Sets the description.
-    #[must_use]
-    pub fn description(mut self, d: impl Into<String>) -> Self {
-        self.description = Some(d.into());
-        self
-    }
-    /// Sets the MIME type.
-    #[must_use]
-    pub fn mime_type(mut self, m: impl Into<String>) -> Self {
-        self.mime_type = Some(m.into());
-        self
-    }
+    descriptive_setters!();
     /// The uri.
     pub fn uri(&self) -> &str {
         &self.uri
@@ -78,24 +85,7 @@ impl ResourceTemplateSpec {
             mime_type: None,
         }
     }
-    /// Sets the title.
-    #[must_use]
-    pub fn title(mut self, t: impl Into<String>) -> Self {
-        self.title = Some(t.into());
-        self
-    }
-    /// Sets the description.
-    #[must_use]
-    pub fn description(mut self, d: impl Into<String>) -> Self {
-        self.description = Some(d.into());
-        self
-    }
-    /// Sets the MIME type.
-    #[must_use]
-    pub fn mime_type(mut self, m: impl Into<String>) -> Self {
-        self.mime_type = Some(m.into());
-        self
-    }
+    descriptive_setters!();
     /// The uri template.
     pub fn uri_template(&self) -> &str {
         &self.uri_template
