@@ -65,6 +65,7 @@ mod error;
 mod http;
 mod message;
 mod pool;
+mod serving;
 mod stdio;
 
 pub use config::{RuntimeConfig, DEFAULT_DEADLINE, DEFAULT_QUEUE, DEFAULT_WORKERS};

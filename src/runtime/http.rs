@@ -6,6 +6,7 @@
 
 use super::catalog::Snapshot;
 use super::pool::Pool;
+use super::serving::Serving;
 use crate::transport::http::{accept, connection, connection_builder, HttpService, ServeOptions};
 use beam_mcp_supervisors::{ChildSpec, Restart, Shutdown, SupervisorRef};
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef};
@@ -15,7 +16,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 /// The child-id prefix of a connection actor: `http-conn-<n>`.
@@ -152,18 +152,7 @@ struct ConnectionArgs {
     peer: SocketAddr,
 }
 
-struct ConnectionState {
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<()>>,
-}
-
-impl Drop for ConnectionState {
-    fn drop(&mut self) {
-        if let Some(task) = self.task.take() {
-            task.abort();
-        }
-    }
-}
+type ConnectionState = Serving;
 
 /// One HTTP connection (HTTP/1.1 keep-alive or HTTP/2 with its streams): it stops normally
 /// when the connection ends.
@@ -183,11 +172,7 @@ impl Actor for HttpConnection {
         let stream = args
             .stream
             .ok_or("the connection's socket was already taken")?;
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            let stopped = async {
-                let _ = stopped.await;
-            };
+        Ok(Serving::spawn(move |stopped| async move {
             connection(
                 args.builder,
                 stream,
@@ -198,11 +183,7 @@ impl Actor for HttpConnection {
             )
             .await;
             myself.stop(Some("normal".into()));
-        });
-        Ok(ConnectionState {
-            stop: Some(stop),
-            task: Some(task),
-        })
+        }))
     }
 
     async fn handle(
@@ -220,13 +201,8 @@ impl Actor for HttpConnection {
         state: &mut ConnectionState,
     ) -> Result<(), ActorProcessingErr> {
         // Stopped while serving (a transport restart, a shutdown): close gracefully, so the
-        // requests in flight are answered; the supervisor's shutdown timeout bounds the wait.
-        if let Some(stop) = state.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(task) = state.task.take() {
-            let _ = task.await;
-        }
+        // requests in flight are answered.
+        state.stop().await;
         Ok(())
     }
 }
@@ -250,13 +226,5 @@ impl fmt::Debug for ConnectionArgs {
         f.debug_struct("ConnectionArgs")
             .field("peer", &self.peer)
             .finish_non_exhaustive()
-    }
-}
-
-impl fmt::Debug for ConnectionState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ConnectionState")
-            .field("serving", &self.task.is_some())
-            .finish()
     }
 }

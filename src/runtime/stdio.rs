@@ -3,13 +3,12 @@
 
 use super::catalog::Snapshot;
 use super::pool::Pool;
+use super::serving::Serving;
 use crate::transport::stdio::{serve_on, StdioOptions};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::fmt;
 use std::sync::Arc;
 use tokio::io::{AsyncBufRead, AsyncWrite};
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 
 /// The two ends of one stdio connection.
 pub struct StdioIo {
@@ -63,19 +62,8 @@ pub(crate) enum StdioMsg {
     Ended(Result<(), String>),
 }
 
-/// Aborts the serving task when the actor's state goes, even when the actor is killed.
-pub(crate) struct StdioState {
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<()>>,
-}
-
-impl Drop for StdioState {
-    fn drop(&mut self) {
-        if let Some(task) = self.task.take() {
-            task.abort();
-        }
-    }
-}
+/// The connection's serving task (aborted if the actor is killed).
+pub(crate) type StdioState = Serving;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct StdioConnection;
@@ -91,22 +79,14 @@ impl Actor for StdioConnection {
         args: StdioArgs,
     ) -> Result<StdioState, ActorProcessingErr> {
         let io = (args.connect)();
-        let (stop, stopped) = oneshot::channel::<()>();
         let server = args.snapshot.load();
         let exec = Arc::new(args.pool);
-        let task = tokio::spawn(async move {
-            let stopped = async {
-                let _ = stopped.await;
-            };
+        Ok(Serving::spawn(move |stopped| async move {
             let ended = serve_on(server, io.reader, io.writer, args.options, exec, stopped)
                 .await
                 .map_err(|e| e.to_string());
             let _ = myself.cast(StdioMsg::Ended(ended));
-        });
-        Ok(StdioState {
-            stop: Some(stop),
-            task: Some(task),
-        })
+        }))
     }
 
     async fn handle(
@@ -117,12 +97,12 @@ impl Actor for StdioConnection {
     ) -> Result<(), ActorProcessingErr> {
         match message {
             StdioMsg::Ended(Ok(())) => {
-                state.task = None;
+                state.ended();
                 myself.stop(Some("normal".into()));
                 Ok(())
             }
             StdioMsg::Ended(Err(reason)) => {
-                state.task = None;
+                state.ended();
                 Err(reason.into())
             }
         }
@@ -134,12 +114,7 @@ impl Actor for StdioConnection {
         state: &mut StdioState,
     ) -> Result<(), ActorProcessingErr> {
         // Asked to stop: refuse what is waiting, answer what is in flight, then close.
-        if let Some(stop) = state.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(task) = state.task.take() {
-            let _ = task.await;
-        }
+        state.stop().await;
         Ok(())
     }
 }
@@ -157,13 +132,5 @@ impl fmt::Debug for StdioMsg {
         match self {
             StdioMsg::Ended(r) => f.debug_tuple("Ended").field(r).finish(),
         }
-    }
-}
-
-impl fmt::Debug for StdioState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StdioState")
-            .field("serving", &self.task.is_some())
-            .finish()
     }
 }
