@@ -400,15 +400,34 @@ fn name_param<'a>(
     })
 }
 
-fn arguments_param(params: &Map<String, Value>) -> Result<Value, RpcError> {
-    match params.get("arguments") {
+/// Takes `params.arguments` out of the params: absent (or null) is `{}`, anything but an
+/// object is refused.
+fn take_arguments(params: &mut Map<String, Value>) -> Result<Value, RpcError> {
+    match params.remove("arguments") {
         None | Some(Value::Null) => Ok(Value::Object(Map::new())),
-        Some(v @ Value::Object(_)) => Ok(v.clone()),
+        Some(v @ Value::Object(_)) => Ok(v),
         Some(_) => Err(RpcError::invalid_params(
             "params.arguments must be an object",
             json!({ "field": "arguments" }),
         )),
     }
+}
+
+/// Validates and normalises arguments against `schema`; a refusal names the failing path and
+/// the tool or prompt (`key` is `"tool"` or `"name"`).
+fn validated(
+    schema: &crate::schema::Schema,
+    args: Value,
+    key: &str,
+    owner: &str,
+) -> Result<crate::schema::Arguments, RpcError> {
+    schema.arguments_owned(args).map_err(|v| {
+        let mut data = v.to_data();
+        if let Value::Object(d) = &mut data {
+            d.insert(key.into(), Value::String(owner.into()));
+        }
+        RpcError::invalid_params("Invalid arguments", data)
+    })
 }
 
 fn tools_call(
@@ -438,28 +457,11 @@ fn tools_call(
             return fail(&id, e);
         }
     }
-    let args = match params.remove("arguments") {
-        None | Some(Value::Null) => Value::Object(Map::new()),
-        Some(v @ Value::Object(_)) => v,
-        Some(_) => {
-            return fail(
-                &id,
-                RpcError::invalid_params(
-                    "params.arguments must be an object",
-                    json!({ "field": "arguments" }),
-                ),
-            )
-        }
-    };
-    let arguments = match tool.schema.arguments_owned(args) {
+    let arguments = match take_arguments(&mut params)
+        .and_then(|args| validated(&tool.schema, args, "tool", &tool.spec.name))
+    {
         Ok(a) => a,
-        Err(v) => {
-            let mut data = v.to_data();
-            if let Value::Object(d) = &mut data {
-                d.insert("tool".into(), Value::String(tool.spec.name.to_string()));
-            }
-            return fail(&id, RpcError::invalid_params("Invalid arguments", data));
-        }
+        Err(e) => return fail(&id, e),
     };
     let Some(dispatch) = inner.dispatch.clone() else {
         return fail(&id, RpcError::internal());
@@ -544,7 +546,7 @@ fn prompts_get(
     inner: &Arc<Inner>,
     id: RequestId,
     revision: Revision,
-    params: Map<String, Value>,
+    mut params: Map<String, Value>,
 ) -> Step {
     let fail = |id: &RequestId, e: RpcError| Step::Reply(Reply::error(Some(id), &e));
     let name = match name_param(&params, "name") {
@@ -557,19 +559,11 @@ fn prompts_get(
             RpcError::invalid_params(format!("Unknown prompt: {name}"), json!({ "name": name })),
         );
     };
-    let args = match arguments_param(&params) {
+    let arguments = match take_arguments(&mut params)
+        .and_then(|args| validated(&prompt.schema, args, "name", &prompt.spec.name))
+    {
         Ok(a) => a,
         Err(e) => return fail(&id, e),
-    };
-    let arguments = match prompt.schema.arguments_owned(args) {
-        Ok(a) => a,
-        Err(v) => {
-            let mut data = v.to_data();
-            if let Value::Object(d) = &mut data {
-                d.insert("name".into(), Value::String(name.into()));
-            }
-            return fail(&id, RpcError::invalid_params("Invalid arguments", data));
-        }
     };
     let Some(renderer) = inner.catalog.renderer.clone() else {
         return fail(&id, RpcError::internal());

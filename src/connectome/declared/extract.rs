@@ -425,6 +425,12 @@ impl<'a> Extractor<'a> {
         });
     }
 
+    /// An item-level macro: its expansion is not read, so it is a bound entry.
+    fn macro_body(&mut self, file: &str, mac: &syn::Macro) {
+        let callee = format!("{}!", idents(&mac.path).join("::"));
+        self.push(BoundReason::MacroBody, file, mac.path.span(), None, callee);
+    }
+
     fn add_fn(&mut self, path: &[String], package: &str, module: &[String]) -> String {
         let joined = path.join("::");
         if let Some(last) = path.last() {
@@ -500,16 +506,7 @@ impl<'a> Extractor<'a> {
                                     block: &m.block,
                                 });
                             }
-                            syn::ImplItem::Macro(m) => {
-                                let callee = format!("{}!", idents(&m.mac.path).join("::"));
-                                self.push(
-                                    BoundReason::MacroBody,
-                                    file,
-                                    m.mac.path.span(),
-                                    None,
-                                    callee,
-                                );
-                            }
+                            syn::ImplItem::Macro(m) => self.macro_body(file, &m.mac),
                             _ => {}
                         }
                     }
@@ -563,14 +560,7 @@ impl<'a> Extractor<'a> {
                     }
                 }
                 syn::Item::Macro(m) if m.ident.is_none() && !is_cfg_test(&m.attrs) => {
-                    let callee = format!("{}!", idents(&m.mac.path).join("::"));
-                    self.push(
-                        BoundReason::MacroBody,
-                        file,
-                        m.mac.path.span(),
-                        None,
-                        callee,
-                    );
+                    self.macro_body(file, &m.mac)
                 }
                 _ => {}
             }
