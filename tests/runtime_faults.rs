@@ -6,16 +6,13 @@
 #[path = "support/runtime_host.rs"]
 mod host;
 
-use beam_mcp::runtime::{
-    Runtime, RuntimeConfig, RuntimeHandle, StdioIo, CATALOG, HTTP, HTTP_CONNECTION_PREFIX, STDIO,
-};
+use beam_mcp::runtime::{Runtime, RuntimeConfig, CATALOG, HTTP, STDIO};
 use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
 use beam_mcp::transport::stdio::StdioOptions;
 use serde_json::{json, Value};
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 const LIMIT: Duration = Duration::from_secs(20);
@@ -81,30 +78,6 @@ async fn post(addr: SocketAddr, tool: &str, args: Value) -> Result<String, Strin
     read_response(&mut s).await
 }
 
-/// Connection actors under the HTTP transport's supervisor (0 when the transport is stopped).
-async fn connection_children(rt: &RuntimeHandle) -> usize {
-    let t = rt.transports().await.unwrap();
-    let Some(http) = t
-        .which_children()
-        .await
-        .unwrap()
-        .into_iter()
-        .find(|c| c.id == HTTP)
-        .and_then(|c| c.cell)
-        .and_then(beam_mcp_supervisors::SupervisorRef::from_cell)
-    else {
-        return 0;
-    };
-    http.which_children()
-        .await
-        .map(|cs| {
-            cs.iter()
-                .filter(|c| c.id.starts_with(HTTP_CONNECTION_PREFIX))
-                .count()
-        })
-        .unwrap_or(0)
-}
-
 /// Runtime stop with an HTTP request in flight: the request should be answered (as stdio
 /// does: "answer what is in flight, then close"), not dropped with the connection.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -114,7 +87,7 @@ async fn http_request_in_flight_survives_runtime_stop() {
     let call = tokio::spawn(post(addr, "slow", json!({"ms": 1000})));
     assert!(
         host::eventually(LIMIT, || async {
-            rt.pool_stats().completed == 0 && connection_children(&rt).await == 1
+            rt.pool_stats().completed == 0 && host::connection_children(&rt).await == 1
         })
         .await
     );
@@ -134,7 +107,12 @@ async fn http_request_in_flight_survives_catalog_crash() {
     let (config, addr) = http_config(RuntimeConfig::new().workers(2));
     let rt = Runtime::start(host::server(), config).await.unwrap();
     let call = tokio::spawn(post(addr, "slow", json!({"ms": 1000})));
-    assert!(host::eventually(LIMIT, || async { connection_children(&rt).await == 1 }).await);
+    assert!(
+        host::eventually(LIMIT, || async {
+            host::connection_children(&rt).await == 1
+        })
+        .await
+    );
     tokio::time::sleep(Duration::from_millis(200)).await;
     let catalog = rt
         .root()
@@ -168,7 +146,7 @@ async fn stop_transport_http_stops_its_connections() {
     read_response(&mut s).await.unwrap();
     rt.stop_transport(HTTP).await.unwrap();
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let children = connection_children(&rt).await;
+    let children = host::connection_children(&rt).await;
     s.write_all(&request(addr, "echo", json!({"text":"after stop"}), false))
         .await
         .ok();
@@ -184,27 +162,12 @@ async fn stop_transport_http_stops_its_connections() {
     );
 }
 
-fn connector() -> (
-    impl Fn() -> StdioIo + Send + Sync + 'static,
-    Arc<Mutex<Vec<DuplexStream>>>,
-) {
-    let clients = Arc::new(Mutex::new(Vec::new()));
-    let sink = clients.clone();
-    let connect = move || {
-        let (client, server) = tokio::io::duplex(1 << 16);
-        sink.lock().unwrap().push(client);
-        let (r, w) = tokio::io::split(server);
-        StdioIo::new(BufReader::new(r), w)
-    };
-    (connect, clients)
-}
-
 /// Stopping the stdio transport (it waits for its in-flight work) must not stall the HTTP
 /// transport: both share the transports supervisor's mailbox and the accept loop awaits
 /// start_child for every connection.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn stopping_stdio_does_not_stall_http_accepts() {
-    let (connect, clients) = connector();
+    let (connect, clients) = host::connector();
     let (config, addr) = http_config(
         RuntimeConfig::new()
             .workers(2)
@@ -265,8 +228,11 @@ async fn flood_of_500_connections() {
     }
     let took = t0.elapsed();
     assert!(took < LIMIT, "{took:?}");
-    let drained = host::eventually(LIMIT, || async { connection_children(&rt).await == 0 }).await;
-    let left = connection_children(&rt).await;
+    let drained = host::eventually(LIMIT, || async {
+        host::connection_children(&rt).await == 0
+    })
+    .await;
+    let left = host::connection_children(&rt).await;
     let _ = rt.stop(LIMIT).await;
     assert_eq!(ok, 500, "{errs:?}");
     assert!(drained, "{left} connection children left");
@@ -309,7 +275,7 @@ async fn deadline_bounds_latency_including_queue() {
 /// timeout: the restart waits for it, the old connection answers it, the new one serves.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn restart_stdio_with_long_call_in_flight() {
-    let (connect, clients) = connector();
+    let (connect, clients) = host::connector();
     let config = RuntimeConfig::new()
         .workers(2)
         .deadline(Duration::from_secs(8))

@@ -8,7 +8,7 @@ mod host;
 #[path = "support/http.rs"]
 mod rig;
 
-use beam_mcp::runtime::{Runtime, RuntimeConfig, HTTP, HTTP_CONNECTION_PREFIX};
+use beam_mcp::runtime::{Runtime, RuntimeConfig, HTTP};
 use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
 use rig::{rpc, Client, BOTH};
 use serde_json::json;
@@ -31,27 +31,6 @@ async fn start() -> (beam_mcp::runtime::RuntimeHandle, SocketAddr) {
         .workers(2)
         .http(listener, service, options);
     (Runtime::start(host::server(), config).await.unwrap(), addr)
-}
-
-/// Connection actors: temporary children of the HTTP transport's supervisor, itself a child
-/// of the transports supervisor.
-async fn connection_children(rt: &beam_mcp::runtime::RuntimeHandle) -> usize {
-    let transports = rt.transports().await.unwrap();
-    let http = transports
-        .which_children()
-        .await
-        .unwrap()
-        .into_iter()
-        .find(|c| c.id == HTTP)
-        .and_then(|c| c.cell)
-        .and_then(beam_mcp_supervisors::SupervisorRef::from_cell)
-        .unwrap();
-    http.which_children()
-        .await
-        .unwrap()
-        .iter()
-        .filter(|c| c.id.starts_with(HTTP_CONNECTION_PREFIX))
-        .count()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -83,9 +62,19 @@ async fn calls_run_in_the_pool_and_each_connection_is_a_temporary_child() {
             ))
             .await
     });
-    assert!(host::eventually(LIMIT, || async { connection_children(&rt).await >= 1 }).await);
+    assert!(
+        host::eventually(LIMIT, || async {
+            host::connection_children(&rt).await >= 1
+        })
+        .await
+    );
     assert_eq!(slow.await.unwrap().status, 200);
-    assert!(host::eventually(LIMIT, || async { connection_children(&rt).await == 0 }).await);
+    assert!(
+        host::eventually(LIMIT, || async {
+            host::connection_children(&rt).await == 0
+        })
+        .await
+    );
     rt.stop(LIMIT).await.unwrap();
 }
 

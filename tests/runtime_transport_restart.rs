@@ -4,32 +4,15 @@
 #[path = "support/runtime_host.rs"]
 mod host;
 
-use beam_mcp::runtime::{Runtime, RuntimeConfig, StdioIo, STDIO};
+use beam_mcp::runtime::{Runtime, RuntimeConfig, STDIO};
 use beam_mcp::transport::stdio::StdioOptions;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
 const LIMIT: Duration = Duration::from_secs(10);
-
-/// Every (re)start of the stdio actor opens a new in-memory connection; the test receives
-/// the client end.
-fn connector() -> (
-    impl Fn() -> StdioIo + Send + Sync + 'static,
-    Arc<Mutex<Vec<DuplexStream>>>,
-) {
-    let clients = Arc::new(Mutex::new(Vec::new()));
-    let sink = clients.clone();
-    let connect = move || {
-        let (client, server) = tokio::io::duplex(1 << 16);
-        sink.lock().unwrap().push(client);
-        let (r, w) = tokio::io::split(server);
-        StdioIo::new(BufReader::new(r), w)
-    };
-    (connect, clients)
-}
 
 fn take_client(clients: &Mutex<Vec<DuplexStream>>) -> DuplexStream {
     clients.lock().unwrap().remove(0)
@@ -49,7 +32,7 @@ async fn read_all(reader: impl tokio::io::AsyncRead + Unpin) -> BTreeMap<u64, Va
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn requests_across_a_transport_restart_are_answered_or_refused() {
     tokio::time::timeout(LIMIT, async {
-        let (connect, clients) = connector();
+        let (connect, clients) = host::connector();
         let options = StdioOptions {
             max_in_flight: 4,
             ..StdioOptions::default()
@@ -131,7 +114,7 @@ async fn requests_across_a_transport_restart_are_answered_or_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_ended_connection_stays_down_until_started_again() {
     tokio::time::timeout(LIMIT, async {
-        let (connect, clients) = connector();
+        let (connect, clients) = host::connector();
         let config = RuntimeConfig::new().stdio(connect, StdioOptions::default());
         let rt = Runtime::start(host::server(), config).await.unwrap();
         drop(take_client(&clients));
