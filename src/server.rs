@@ -12,6 +12,8 @@ mod route;
 pub use config::{ServerConfig, DEFAULT_PAGE_SIZE};
 pub use pending::Pending;
 pub(crate) use pending::{refusal, HostOutcome};
+#[cfg_attr(not(feature = "http"), allow(unused_imports))]
+pub(crate) use route::{Era, MODERN_ONLY};
 
 use crate::catalog::cursor::CursorCodec;
 use crate::catalog::validated::ValidatedCatalog;
@@ -180,7 +182,13 @@ impl Server {
 
     /// Routes one decoded message (the HTTP transport decodes first to check headers).
     pub fn handle_message(&self, message: crate::protocol::Incoming, carrier: Carrier) -> Step {
-        route::route(&self.inner, message, carrier)
+        route::route(&self.inner, message, route::Era::of(carrier))
+    }
+
+    /// Routes one decoded message in the era its transport found (the HTTP header rules).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn handle_in(&self, message: crate::protocol::Incoming, era: route::Era) -> Step {
+        route::route(&self.inner, message, era)
     }
 
     /// Handles one frame and runs any host work it needs: the whole request, in one await.
@@ -208,7 +216,7 @@ impl Server {
             params: Some(params),
             top_level_meta: false,
         };
-        route::route(&self.inner, message, Carrier::Host)
+        route::route(&self.inner, message, route::Era::of(Carrier::Host))
     }
 
     /// The revision a decoded request is served at, or the -32602/-32022 its `_meta` earns:
@@ -218,7 +226,7 @@ impl Server {
     pub(crate) fn revision_for(
         &self,
         message: &crate::protocol::Incoming,
-        carrier: Carrier,
+        era: route::Era,
     ) -> Result<crate::protocol::Revision, RpcError> {
         if message.top_level_meta {
             return Err(RpcError::invalid_params(
@@ -226,7 +234,7 @@ impl Server {
                 serde_json::json!({ "field": "_meta", "expected": "params._meta" }),
             ));
         }
-        route::revision_of(message, carrier)
+        route::revision_of(message, era)
     }
 
     /// The `x-mcp-header` annotations of a tool: (header name, property name).

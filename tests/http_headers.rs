@@ -44,7 +44,10 @@ async fn protocol_version_header_is_required_and_must_match() {
             .post_with(&body, |h| set(h, "MCP-Protocol-Version", "2024-11-05"))
             .await;
         assert_eq!((r.status.as_u16(), r.code()), (400, UNSUPPORTED));
-        assert_eq!(r.json()["error"]["data"]["supported"], json!([MODERN]));
+        assert_eq!(
+            r.json()["error"]["data"]["supported"],
+            json!([MODERN, "2025-11-25"])
+        );
         spec.check("JSONRPCErrorResponse", &r.json());
         // The header is fine, the body names another revision.
         let mut other = body.clone();

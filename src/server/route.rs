@@ -16,15 +16,38 @@ const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
-/// The revisions a carrier serves: stdio is dual-era; HTTP is stateless 2026-07-28 only.
-pub(crate) fn supported(carrier: Carrier) -> &'static [Revision] {
-    match carrier {
-        Carrier::Http => &[Revision::V2026_07_28],
-        Carrier::Stdio | Carrier::Host => &Revision::ALL,
+/// How a request's revision is found, and which revisions its endpoint serves.
+///
+/// stdio and host dispatch are dual-era by `_meta`. The HTTP transport decides from the
+/// `MCP-Protocol-Version` header first (`transport/http/service.rs`) and hands the core an era
+/// that says whether a request without the modern `_meta` is a 2025-11-25 request there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Era {
+    /// The transport the request arrived on.
+    pub(crate) carrier: Carrier,
+    /// Every revision the endpoint serves: what `server/discover` lists and -32022 names.
+    pub(crate) served: &'static [Revision],
+    /// A request without the modern `_meta` is served at 2025-11-25 (otherwise it is
+    /// malformed, and the legacy opener `initialize` is not a method).
+    pub(crate) bare_is_legacy: bool,
+}
+
+/// 2026-07-28 only: an HTTP endpoint that does not serve the legacy revision.
+pub(crate) const MODERN_ONLY: &[Revision] = &[Revision::V2026_07_28];
+
+impl Era {
+    /// The era of a carrier when its transport adds nothing: every revision, by `_meta`.
+    pub(crate) const fn of(carrier: Carrier) -> Era {
+        Era {
+            carrier,
+            served: &Revision::ALL,
+            bare_is_legacy: true,
+        }
     }
 }
 
-pub(super) fn route(inner: &Arc<Inner>, m: Incoming, carrier: Carrier) -> Step {
+pub(super) fn route(inner: &Arc<Inner>, m: Incoming, era: Era) -> Step {
+    let carrier = era.carrier;
     let Some(id) = m.id.clone() else {
         // Notifications are never answered, not even with an error.
         return match m.method.as_str() {
@@ -41,17 +64,15 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, carrier: Carrier) -> Step {
     }
     // Matched before the revision switch: discover is the era probe, initialize the legacy opener.
     match m.method.as_str() {
-        "server/discover" => {
-            return ok(inner, &id, Revision::V2026_07_28, discover(inner, carrier))
-        }
-        // HTTP serves 2026-07-28 only: the legacy opener is not a method there.
-        "initialize" if carrier == Carrier::Http => {
+        "server/discover" => return ok(inner, &id, Revision::V2026_07_28, discover(inner, era)),
+        // Where only 2026-07-28 is served, the legacy opener is not a method.
+        "initialize" if !era.bare_is_legacy => {
             return fail(RpcError::method_not_found("initialize"))
         }
         "initialize" => return ok_bare(&id, initialize(inner)),
         _ => {}
     }
-    let revision = match revision_of(&m, carrier) {
+    let revision = match revision_of(&m, era) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
@@ -108,9 +129,9 @@ fn has_resources(inner: &Inner) -> bool {
 /// No `_meta`, or a `_meta` with no `io.modelcontextprotocol/` member (a legacy
 /// `progressToken`, say), is a legacy request. A `_meta` that speaks the modern vocabulary
 /// must name its revision, and a 2026-07-28 request must carry what that revision requires.
-pub(super) fn revision_of(m: &Incoming, carrier: Carrier) -> Result<Revision, RpcError> {
+pub(super) fn revision_of(m: &Incoming, era: Era) -> Result<Revision, RpcError> {
     let meta = match m.params.as_ref().and_then(|p| p.get("_meta")) {
-        None => return legacy(carrier),
+        None => return legacy(era),
         Some(Value::Object(meta)) => meta,
         Some(_) => {
             return Err(RpcError::invalid_params(
@@ -125,9 +146,9 @@ pub(super) fn revision_of(m: &Incoming, carrier: Carrier) -> Result<Revision, Rp
         None if meta.keys().any(|k| k.starts_with(META_PREFIX)) => {
             return Err(missing_field(PROTOCOL_VERSION, "is required"))
         }
-        None => return legacy(carrier),
+        None => return legacy(era),
     };
-    let served = supported(carrier);
+    let served = era.served;
     let revision = match Revision::parse(requested) {
         Ok(r) if served.contains(&r) => r,
         _ => {
@@ -192,9 +213,9 @@ pub(super) fn revision_of(m: &Incoming, carrier: Carrier) -> Result<Revision, Rp
     Ok(revision)
 }
 
-fn legacy(carrier: Carrier) -> Result<Revision, RpcError> {
-    if carrier == Carrier::Http {
-        // Over HTTP every request is stamped modern; one without `_meta` is malformed.
+fn legacy(era: Era) -> Result<Revision, RpcError> {
+    if !era.bare_is_legacy || !era.served.contains(&Revision::V2025_11_25) {
+        // A request that said it is modern (the HTTP header) must carry the modern `_meta`.
         return Err(missing_field(PROTOCOL_VERSION, "is required"));
     }
     Ok(Revision::V2025_11_25)
@@ -361,8 +382,8 @@ pub(crate) fn capabilities(inner: &Inner) -> Value {
     Value::Object(caps)
 }
 
-fn discover(inner: &Inner, carrier: Carrier) -> Map<String, Value> {
-    let versions: Vec<&str> = supported(carrier).iter().map(|r| r.as_str()).collect();
+fn discover(inner: &Inner, era: Era) -> Map<String, Value> {
+    let versions: Vec<&str> = era.served.iter().map(|r| r.as_str()).collect();
     let mut r = Map::new();
     r.insert("supportedVersions".into(), json!(versions));
     r.insert("capabilities".into(), capabilities(inner));

@@ -15,6 +15,7 @@ use std::net::SocketAddr;
 use tokio::net::{TcpListener, TcpStream};
 
 pub const MODERN: &str = "2026-07-28";
+pub const LEGACY: &str = "2025-11-25";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Proto {
@@ -50,6 +51,7 @@ pub fn server() -> Server {
         });
     let config = ServerConfig::new(catalog)
         .server_name("http-test")
+        .instructions("Ask for the weather.")
         .header_faults(HeaderFaults::RefuseCalls)
         .dispatch(|call: ToolCall| async move {
             let place = call
@@ -87,6 +89,11 @@ pub fn meta() -> Value {
 
 pub fn rpc(method: &str, mut params: Value) -> Value {
     params["_meta"] = meta();
+    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+}
+
+/// A 2025-11-25 request: no `_meta`, as a 2025-era client writes it.
+pub fn lrpc(method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 }
 
@@ -173,6 +180,21 @@ impl Client {
         let mut b = self.builder("POST", "/mcp", None);
         for (k, v) in &headers {
             b = b.header(k.as_str(), v.as_str());
+        }
+        let bytes = serde_json::to_vec(body).unwrap();
+        self.send(b.body(Full::new(Bytes::from(bytes))).unwrap())
+            .await
+    }
+
+    /// POSTs `body` with exactly these headers (plus `content-type`), as a 2025-era client
+    /// does: no MCP header unless given.
+    pub async fn post_plain(&self, body: &Value, headers: &[(&str, &str)]) -> Resp {
+        let mut b = self
+            .builder("POST", "/mcp", None)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        for (k, v) in headers {
+            b = b.header(*k, *v);
         }
         let bytes = serde_json::to_vec(body).unwrap();
         self.send(b.body(Full::new(Bytes::from(bytes))).unwrap())

@@ -110,18 +110,29 @@ pub(crate) fn single(
     Ok(found)
 }
 
-/// A required header that must equal `expected`.
+/// Whether a request must carry the MCP headers that mirror its body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Presence {
+    /// 2026-07-28: the header is required.
+    Required,
+    /// 2025-11-25, which defines none of them: absent is fine, present must agree.
+    IfPresent,
+}
+
+/// A header that must equal `expected`, required or checked only when present.
 ///
 /// # Errors
-/// Missing, malformed, conflicting, or not equal to `expected` (`None` when the body has no
-/// value to compare with, which is a mismatch).
+/// Missing (when required), malformed, conflicting, or not equal to `expected` (`None` when
+/// the body has no value to compare with, which is a mismatch).
 pub(crate) fn require_eq(
     headers: &HeaderMap,
     name: &HeaderName,
     encoding: Encoding,
     expected: Option<&str>,
+    presence: Presence,
 ) -> Result<(), HeaderError> {
     match single(headers, name, encoding)? {
+        None if presence == Presence::IfPresent => Ok(()),
         None => Err(HeaderError::Missing(name.to_string())),
         Some(v) if Some(v.as_str()) == expected => Ok(()),
         Some(_) => Err(HeaderError::Mismatch(name.to_string())),
@@ -166,6 +177,7 @@ pub(crate) fn check_param(
     headers: &HeaderMap,
     header: &str,
     arg: Option<&Value>,
+    presence: Presence,
 ) -> Result<(), HeaderError> {
     let label = format!("Mcp-Param-{header}");
     let Ok(name) = HeaderName::from_bytes(label.as_bytes()) else {
@@ -174,6 +186,7 @@ pub(crate) fn check_param(
     match (single(headers, &name, Encoding::MayEncode)?, arg) {
         (None, None) => Ok(()),
         (Some(_), None) => Err(HeaderError::Unexpected(label)),
+        (None, Some(_)) if presence == Presence::IfPresent => Ok(()),
         (None, Some(_)) => Err(HeaderError::Missing(label)),
         (Some(v), Some(a)) if value_matches(&v, a) => Ok(()),
         (Some(_), Some(_)) => Err(HeaderError::Mismatch(label)),
@@ -257,16 +270,34 @@ mod tests {
             ("mcp-method", "=?base64?dG9vbHMvY2FsbA==?="),
         ]);
         assert_eq!(
-            require_eq(&m, &name, Encoding::MayEncode, Some("tools/call")),
+            require_eq(
+                &m,
+                &name,
+                Encoding::MayEncode,
+                Some("tools/call"),
+                Presence::Required
+            ),
             Ok(())
         );
         // Where only plain values are allowed, the encoded twin is malformed, not equal.
         assert_eq!(
-            require_eq(&m, &name, Encoding::Plain, Some("tools/call")),
+            require_eq(
+                &m,
+                &name,
+                Encoding::Plain,
+                Some("tools/call"),
+                Presence::Required
+            ),
             Err(HeaderError::Malformed("mcp-method".into()))
         );
         assert_eq!(
-            require_eq(&HeaderMap::new(), &name, Encoding::Plain, Some("x")),
+            require_eq(
+                &HeaderMap::new(),
+                &name,
+                Encoding::Plain,
+                Some("x"),
+                Presence::Required
+            ),
             Err(HeaderError::Missing("mcp-method".into()))
         );
     }
@@ -299,16 +330,27 @@ mod tests {
     #[test]
     fn params_must_come_in_pairs() {
         let m = map(&[("mcp-param-region", "eu")]);
-        assert_eq!(check_param(&m, "Region", Some(&json!("eu"))), Ok(()));
+        assert_eq!(
+            check_param(&m, "Region", Some(&json!("eu")), Presence::Required),
+            Ok(())
+        );
         assert!(matches!(
-            check_param(&m, "Region", None),
+            check_param(&m, "Region", None, Presence::Required),
             Err(HeaderError::Unexpected(_))
         ));
         assert!(matches!(
-            check_param(&HeaderMap::new(), "Region", Some(&json!("eu"))),
+            check_param(
+                &HeaderMap::new(),
+                "Region",
+                Some(&json!("eu")),
+                Presence::Required
+            ),
             Err(HeaderError::Missing(_))
         ));
-        assert_eq!(check_param(&HeaderMap::new(), "Region", None), Ok(()));
+        assert_eq!(
+            check_param(&HeaderMap::new(), "Region", None, Presence::Required),
+            Ok(())
+        );
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! The hyper service: one POST endpoint, every check in the order the request arrives.
 
 use super::body::{self, BodyError};
-use super::headers::{self, Encoding, HeaderError};
+use super::headers::{self, Encoding, HeaderError, Presence};
 use super::refusal::{self, Refusal, Refuse};
 use crate::dispatch::Carrier;
-use crate::protocol::{codes, decode, Incoming, RpcError};
-use crate::server::{Server, Step};
+use crate::protocol::{codes, decode, Incoming, Revision, RpcError};
+use crate::server::{Era, Server, Step, MODERN_ONLY};
 use crate::transport::{Direct, RunPending};
 use bytes::Bytes;
 use http::header::{self, HeaderName};
@@ -29,8 +29,10 @@ pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(15);
 const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
 const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+const META_PREFIX: &str = "io.modelcontextprotocol/";
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const SERVED: &str = "2026-07-28";
+const MODERN: &str = Revision::V2026_07_28.as_str();
+const LEGACY: &str = Revision::V2025_11_25.as_str();
 
 type Authorize = dyn Fn(&Parts) -> Result<(), Refusal> + Send + Sync;
 type AuthorizeBody = dyn Fn(&Parts, &Bytes) -> Result<(), Refusal> + Send + Sync;
@@ -62,6 +64,16 @@ impl AllowedOrigins {
     }
 }
 
+impl Config {
+    fn served(&self) -> &'static [Revision] {
+        if self.legacy {
+            &Revision::ALL
+        } else {
+            MODERN_ONLY
+        }
+    }
+}
+
 #[derive(Clone)]
 struct Config {
     server: Server,
@@ -71,6 +83,8 @@ struct Config {
     hosts: Vec<String>,
     path: Option<String>,
     read_timeout: Duration,
+    /// Whether 2025-11-25 is served beside 2026-07-28.
+    legacy: bool,
     /// Who runs host work: the request's own task, or the runtime's dispatch pool.
     exec: Arc<dyn RunPending>,
 }
@@ -100,6 +114,7 @@ impl fmt::Debug for HttpService {
             .field("hosts", &self.config.hosts)
             .field("path", &self.config.path)
             .field("read_timeout", &self.config.read_timeout)
+            .field("served", &self.config.served())
             .finish_non_exhaustive()
     }
 }
@@ -123,6 +138,7 @@ impl HttpService {
                     .to_vec(),
                 path: None,
                 read_timeout: DEFAULT_READ_TIMEOUT,
+                legacy: true,
                 exec: Arc::new(Direct),
             }),
         }
@@ -174,6 +190,15 @@ impl HttpService {
     #[must_use]
     pub fn read_timeout(self, timeout: Duration) -> Self {
         self.with(|c| c.read_timeout = timeout)
+    }
+
+    /// Serves 2026-07-28 only, as the seed did: `initialize` and `ping` are unknown methods
+    /// (404 -32601), every request must carry `MCP-Protocol-Version: 2026-07-28` and the
+    /// modern `_meta`, and `server/discover` lists 2026-07-28 alone. By default the endpoint
+    /// also serves 2025-11-25, statelessly, so that clients that open with `initialize` connect.
+    #[must_use]
+    pub fn serve_2026_07_28_only(self) -> Self {
+        self.with(|c| c.legacy = false)
     }
 
     /// Answers one request. Never fails: every refusal is a response.
@@ -296,26 +321,48 @@ impl HttpService {
         Ok(())
     }
 
-    /// `MCP-Protocol-Version` against the served revision, then against the body's `_meta`.
+    /// The era of a request: `MCP-Protocol-Version` first, then the body's `_meta`.
     /// Checked once the body is decoded, so that the refusal echoes the request's id.
-    fn check_version(parts: &Parts, m: &Incoming) -> Result<(), Refuse> {
-        match headers::single(&parts.headers, &PROTOCOL_VERSION, Encoding::Plain) {
-            Ok(Some(v)) if v == SERVED => {}
-            Ok(Some(v)) => return Err(Refuse::new(StatusCode::BAD_REQUEST, unsupported(&v))),
-            Ok(None) => {
-                return Err(mismatch(&HeaderError::Missing(
-                    PROTOCOL_VERSION.to_string(),
-                )))
+    ///
+    /// The header names 2026-07-28: the request is modern and must carry the modern `_meta`.
+    /// It names 2025-11-25, or is absent while the body speaks no modern `_meta`: the request
+    /// is served at 2025-11-25, as stdio serves it. Any other value (2025-06-18 and older
+    /// included: this endpoint never negotiates them, its `initialize` answers 2025-11-25) is
+    /// 400 -32022 naming what is served, as the 2025-11-25 transport prescribes.
+    fn era_of(&self, parts: &Parts, m: &Incoming) -> Result<Era, Refuse> {
+        let served = self.config.served();
+        let header = headers::single(&parts.headers, &PROTOCOL_VERSION, Encoding::Plain)
+            .map_err(|e| mismatch(&e))?;
+        let meta = m.meta();
+        let meta_version = meta.and_then(|meta| meta.get(META_VERSION));
+        let disagrees = |v: &str| meta_version.is_some_and(|m| m.as_str() != Some(v));
+        let modern = match header.as_deref() {
+            Some(MODERN) => true,
+            Some(LEGACY) if self.config.legacy => false,
+            Some(v) => return Err(Refuse::new(StatusCode::BAD_REQUEST, unsupported(v, served))),
+            None => {
+                let speaks_modern =
+                    meta.is_some_and(|meta| meta.keys().any(|k| k.starts_with(META_PREFIX)));
+                if speaks_modern || !self.config.legacy {
+                    return Err(mismatch(&HeaderError::Missing(
+                        PROTOCOL_VERSION.to_string(),
+                    )));
+                }
+                false
             }
-            Err(e) => return Err(mismatch(&e)),
+        };
+        if let Some(v) = header.as_deref() {
+            if disagrees(v) {
+                return Err(mismatch(&HeaderError::Mismatch(
+                    PROTOCOL_VERSION.to_string(),
+                )));
+            }
         }
-        let meta_version = m.meta().and_then(|meta| meta.get(META_VERSION));
-        match meta_version {
-            Some(v) if v.as_str() != Some(SERVED) => Err(mismatch(&HeaderError::Mismatch(
-                PROTOCOL_VERSION.to_string(),
-            ))),
-            _ => Ok(()),
-        }
+        Ok(Era {
+            carrier: Carrier::Http,
+            served,
+            bare_is_legacy: !modern,
+        })
     }
 
     /// The decoded message against its headers, then the core.
@@ -323,36 +370,49 @@ impl HttpService {
         let server = &self.config.server;
         let id = m.id.clone();
         let with_id = |r: Refuse| r.id(id.clone());
-        // Lifecycle methods of a connection: stateless HTTP has none to open, ping or end.
-        if matches!(
-            m.method.as_str(),
-            "initialize" | "notifications/initialized" | "ping" | "shutdown" | "exit"
-        ) {
-            return Err(with_id(Refuse::new(
+        let not_found = || {
+            with_id(Refuse::new(
                 StatusCode::NOT_FOUND,
                 RpcError::method_not_found(&m.method),
-            )));
+            ))
+        };
+        // A stateless endpoint has no connection to end; a request is answered, a
+        // notification accepted.
+        if matches!(m.method.as_str(), "shutdown" | "exit") && !m.is_notification() {
+            return Err(not_found());
         }
-        Self::check_version(parts, &m).map_err(with_id)?;
+        // Where 2026-07-28 is asked for (or alone served), the legacy lifecycle methods are
+        // unknown, whatever else the envelope says: the 2026-07-28 scenarios check exactly this.
+        let lifecycle = matches!(m.method.as_str(), "initialize" | "ping");
+        if lifecycle && (!self.config.legacy || self.says_modern(parts)) {
+            return Err(not_found());
+        }
+        let era = self.era_of(parts, &m).map_err(with_id)?;
+        let presence = if era.bare_is_legacy {
+            Presence::IfPresent
+        } else {
+            Presence::Required
+        };
         headers::require_eq(
             &parts.headers,
             &MCP_METHOD,
             Encoding::Plain,
             Some(&m.method),
+            presence,
         )
         .map_err(|e| with_id(mismatch(&e)))?;
         if m.is_notification() {
-            let _ = server.handle_message(m, Carrier::Http);
+            let _ = server.handle_in(m, era);
             return Ok(empty(StatusCode::ACCEPTED));
         }
-        // Every request carries its `_meta` over HTTP, `server/discover` included: the
-        // transport is stateless, so there is no era to probe.
+        // The envelope is checked before routing: a malformed one is a 400, not a 200 about
+        // content.
         server
-            .revision_for(&m, Carrier::Http)
+            .revision_for(&m, era)
             .map_err(|e| with_id(Refuse::new(refusal::status_of(Some(e.code())).max_400(), e)))?;
-        self.check_names(parts, &m)
+        self.check_names(parts, &m, presence)
             .map_err(|e| with_id(mismatch(&e)))?;
-        let reply = match server.handle_message(m, Carrier::Http) {
+        let reply = match server.handle_in(m, era) {
             Step::Reply(r) | Step::Close(Some(r)) => r,
             Step::Pending(p) => self.config.exec.run(p).await,
             Step::Silent | Step::Close(None) => return Ok(empty(StatusCode::ACCEPTED)),
@@ -363,8 +423,23 @@ impl HttpService {
         ))
     }
 
-    /// `Mcp-Name` and the `Mcp-Param-*` headers of a tool call.
-    fn check_names(&self, parts: &Parts, m: &Incoming) -> Result<(), HeaderError> {
+    /// Whether the request's `MCP-Protocol-Version` names 2026-07-28 (in any of its values).
+    fn says_modern(&self, parts: &Parts) -> bool {
+        parts
+            .headers
+            .get_all(&PROTOCOL_VERSION)
+            .iter()
+            .any(|v| v.as_bytes() == MODERN.as_bytes())
+    }
+
+    /// `Mcp-Name` and the `Mcp-Param-*` headers of a tool call: required at 2026-07-28; at
+    /// 2025-11-25, which defines none of them, checked against the body when present.
+    fn check_names(
+        &self,
+        parts: &Parts,
+        m: &Incoming,
+        presence: Presence,
+    ) -> Result<(), HeaderError> {
         let field = match m.method.as_str() {
             "tools/call" | "prompts/get" => "name",
             "resources/read" => "uri",
@@ -372,7 +447,13 @@ impl HttpService {
         };
         let params = m.params.as_ref();
         let named = params.and_then(|p| p.get(field)).and_then(Value::as_str);
-        headers::require_eq(&parts.headers, &MCP_NAME, Encoding::MayEncode, named)?;
+        headers::require_eq(
+            &parts.headers,
+            &MCP_NAME,
+            Encoding::MayEncode,
+            named,
+            presence,
+        )?;
         if m.method != "tools/call" {
             return Ok(());
         }
@@ -384,7 +465,7 @@ impl HttpService {
             .and_then(Value::as_object);
         for (header, property) in annotated {
             let arg = args.and_then(|a| a.get(&**property));
-            headers::check_param(&parts.headers, header, arg)?;
+            headers::check_param(&parts.headers, header, arg, presence)?;
         }
         Ok(())
     }
@@ -416,12 +497,13 @@ fn panicked(hook: &'static str) -> Refuse {
     Refuse::new(StatusCode::INTERNAL_SERVER_ERROR, RpcError::internal())
 }
 
-fn unsupported(requested: &str) -> RpcError {
+fn unsupported(requested: &str, served: &[Revision]) -> RpcError {
+    let served: Vec<&str> = served.iter().map(|r| r.as_str()).collect();
     RpcError::new(
         codes::UNSUPPORTED_PROTOCOL_VERSION,
         "Unsupported protocol version",
     )
-    .with_data(json!({ "supported": [SERVED], "requested": requested }))
+    .with_data(json!({ "supported": served, "requested": requested }))
 }
 
 fn mismatch(e: &HeaderError) -> Refuse {
