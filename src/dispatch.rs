@@ -33,7 +33,8 @@ pub struct CallContext {
 pub enum Carrier {
     /// Newline-delimited JSON over stdin/stdout: dual-era.
     Stdio,
-    /// Stateless Streamable HTTP: 2026-07-28 only.
+    /// Stateless Streamable HTTP: 2026-07-28 and, unless the service serves 2026-07-28 only,
+    /// 2025-11-25.
     Http,
     /// A `Dispatch` message from a host actor.
     Host,

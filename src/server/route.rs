@@ -33,6 +33,7 @@ pub(crate) struct Era {
 }
 
 /// 2026-07-28 only: an HTTP endpoint that does not serve the legacy revision.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) const MODERN_ONLY: &[Revision] = &[Revision::V2026_07_28];
 
 impl Era {
