@@ -166,9 +166,13 @@ async fn the_method_table_is_the_legacy_one_with_legacy_results() {
                 "tools/call",
                 json!({"name": "get_weather", "arguments": {"place": 7}}),
             );
+            // A wrong argument type is a tool execution error at 2025-11-25.
             let r = c.post_plain(&body, headers).await;
-            assert_eq!((r.status.as_u16(), r.code()), (200, -32602));
-            assert_eq!(r.json()["error"]["data"]["tool"], "get_weather");
+            assert_eq!(r.status.as_u16(), 200);
+            spec.check_response("CallToolResult", &r.json());
+            assert_eq!(r.json()["result"]["isError"], true);
+            let text = r.json()["result"]["content"][0]["text"].clone();
+            assert!(text.as_str().unwrap().contains("/place"), "{text}");
             let r = c
                 .post_plain(&lrpc("prompts/list", json!({})), headers)
                 .await;

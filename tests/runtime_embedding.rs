@@ -164,8 +164,14 @@ async fn a_host_actor_dispatches_through_the_same_validator_as_tools_call() {
     let bad = json!({"text": 42, "extra": true});
     let refused = ask("echo", bad.clone()).await.unwrap_err();
     assert!(refused.is_invalid_arguments(), "{refused}");
+    // At 2026-07-28 the wire refusal is -32602 too (2025-11-25 makes it an isError result).
+    let mut frame: Value = serde_json::from_slice(&host::call_frame(1, "echo", bad)).unwrap();
+    frame["params"]["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
     let Served::Reply(wire) = rt
-        .serve(&host::call_frame(1, "echo", bad), Carrier::Stdio)
+        .serve(&serde_json::to_vec(&frame).unwrap(), Carrier::Stdio)
         .await
     else {
         panic!("answered")

@@ -167,11 +167,37 @@ async fn modern_requests_carry_the_envelope_and_cache_hints() {
 async fn tools_call_refusals_at_both_revisions() {
     let (m, l) = (Spec::load(MODERN), Spec::load(LEGACY));
     let mut c = weather();
-    for (spec, mk) in [(&m, modern as fn(i64, &str, Value) -> Value), (&l, req)] {
+    for (spec, mk, modern_era) in [
+        (&m, modern as fn(i64, &str, Value) -> Value, true),
+        (&l, req, false),
+    ] {
+        // Arguments that fail the schema: -32602 at 2026-07-28; at 2025-11-25 a tool execution
+        // error (isError, the failing path in its text). The tool runs in neither case.
+        let refused = |v: &Value, path: &str, keyword: &str| {
+            spec.check_response("CallToolResult", v);
+            if modern_era {
+                assert_eq!(code(v), -32602, "{v}");
+                assert_eq!(v["error"]["data"]["path"], path, "{v}");
+                assert_eq!(v["error"]["data"]["keyword"], keyword, "{v}");
+                assert_eq!(v["error"]["data"]["tool"], "get_weather");
+            } else {
+                assert_eq!(v["result"]["isError"], true, "{v}");
+                let text = v["result"]["content"][0]["text"].as_str().unwrap();
+                assert!(
+                    text.starts_with("Invalid arguments for tool get_weather: "),
+                    "{text}"
+                );
+                assert!(path.is_empty() || text.contains(path), "{text}");
+            }
+        };
         let unknown = c
             .request(mk(10, "tools/call", json!({"name":"nope","arguments":{}})))
             .await;
-        assert_eq!(code(&unknown), -32602);
+        assert_eq!(
+            code(&unknown),
+            -32602,
+            "an unknown tool is a protocol error at both"
+        );
         assert_eq!(unknown["error"]["data"]["tool"], "nope");
         spec.check_response("CallToolResult", &unknown);
         let bad = c
@@ -181,8 +207,7 @@ async fn tools_call_refusals_at_both_revisions() {
                 json!({"name":"get_weather","arguments":{"place":5}}),
             ))
             .await;
-        assert_eq!(code(&bad), -32602);
-        assert_eq!(bad["error"]["data"]["path"], "/place");
+        refused(&bad, "/place", "type");
         let extra = c
             .request(mk(
                 12,
@@ -190,13 +215,12 @@ async fn tools_call_refusals_at_both_revisions() {
                 json!({"name":"get_weather","arguments":{"place":"Oslo","x":1}}),
             ))
             .await;
-        assert_eq!(code(&extra), -32602, "additionalProperties: false");
+        refused(&extra, "/x", "additionalProperties");
         // No `arguments` member is validated as {}: `place` is required.
         let missing = c
             .request(mk(13, "tools/call", json!({"name":"get_weather"})))
             .await;
-        assert_eq!(code(&missing), -32602);
-        assert_eq!(missing["error"]["data"]["keyword"], "required");
+        refused(&missing, "", "required");
         let long = c
             .request(mk(
                 14,
@@ -204,11 +228,20 @@ async fn tools_call_refusals_at_both_revisions() {
                 json!({"name":"get_weather","arguments":{"place":"x".repeat(65)}}),
             ))
             .await;
-        assert_eq!(code(&long), -32602);
+        refused(&long, "/place", "maxLength");
+        // A request that does not satisfy CallToolRequest itself is a protocol error at both.
         let noname = c
             .request(mk(15, "tools/call", json!({"arguments":{}})))
             .await;
         assert_eq!(code(&noname), -32602);
+        let not_object = c
+            .request(mk(
+                16,
+                "tools/call",
+                json!({"name":"get_weather","arguments":[1]}),
+            ))
+            .await;
+        assert_eq!(code(&not_object), -32602);
     }
 }
 

@@ -443,13 +443,28 @@ fn validated(
     key: &str,
     owner: &str,
 ) -> Result<crate::schema::Arguments, RpcError> {
-    schema.arguments_owned(args).map_err(|v| {
-        let mut data = v.to_data();
-        if let Value::Object(d) = &mut data {
-            d.insert(key.into(), Value::String(owner.into()));
-        }
-        RpcError::invalid_params("Invalid arguments", data)
-    })
+    schema
+        .arguments_owned(args)
+        .map_err(|v| refused_arguments(&v, key, owner))
+}
+
+/// The -32602 for arguments that fail their schema: the failing path, and the tool or prompt.
+fn refused_arguments(v: &crate::schema::Violation, key: &str, owner: &str) -> RpcError {
+    let mut data = v.to_data();
+    if let Value::Object(d) = &mut data {
+        d.insert(key.into(), Value::String(owner.into()));
+    }
+    RpcError::invalid_params("Invalid arguments", data)
+}
+
+/// A 2025-11-25 `CallToolResult` for arguments that fail the tool's schema: `isError`, and
+/// text naming the failing path (the same facts the 2026-07-28 refusal carries as data).
+fn invalid_input(tool: &str, v: &crate::schema::Violation) -> Map<String, Value> {
+    let text = format!("Invalid arguments for tool {tool}: {v}");
+    let mut r = Map::new();
+    r.insert("content".into(), json!([{ "type": "text", "text": text }]));
+    r.insert("isError".into(), Value::Bool(true));
+    r
 }
 
 fn tools_call(
@@ -479,11 +494,19 @@ fn tools_call(
             return fail(&id, e);
         }
     }
-    let arguments = match take_arguments(&mut params)
-        .and_then(|args| validated(&tool.schema, args, "tool", &tool.spec.name))
-    {
+    let args = match take_arguments(&mut params) {
         Ok(a) => a,
         Err(e) => return fail(&id, e),
+    };
+    let arguments = match tool.schema.arguments_owned(args) {
+        Ok(a) => a,
+        // 2025-11-25 makes an input validation error a tool execution error, for the model to
+        // correct itself; 2026-07-28 makes it -32602, and so does a host actor's Dispatch,
+        // which reads a typed refusal. The host's tool runs in no case.
+        Err(v) if !revision.is_modern() && carrier != Carrier::Host => {
+            return ok(inner, &id, revision, invalid_input(&tool.spec.name, &v))
+        }
+        Err(v) => return fail(&id, refused_arguments(&v, "tool", &tool.spec.name)),
     };
     let Some(dispatch) = inner.dispatch.clone() else {
         return fail(&id, RpcError::internal());
