@@ -217,7 +217,7 @@ def judge_run(path):
 
 
 def read_baseline(path):
-    """[(id, transport, operation or "*", reason)] from `<id> <transport> <operation> # <reason>`."""
+    """[(id, transport, operation, reason)] from `<id> <transport> <operation> # <reason>`."""
     entries = []
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
@@ -232,27 +232,20 @@ def read_baseline(path):
 
 
 def baseline_problems(runs, entries):
-    """Unlisted failures and listed operations that pass, as messages."""
+    """Unlisted failures, listed operations that pass, and entries naming no run, as messages."""
     problems = []
+    listed = {(i, t, op) for i, t, op, _ in entries}
+    recorded = set()
     for r in runs:
         for o in r["operations"]:
-            listed = any(
-                (i, t) == (r["id"], r["transport"]) and op in ("*", o["operation"])
-                for i, t, op, _ in entries
-            )
-            if not o["pass"] and not listed:
-                problems.append(f"{r['id']} {r['transport']} {o['operation']}: fails, not in the baseline")
-            exact = any(
-                (i, t, op) == (r["id"], r["transport"], o["operation"]) for i, t, op, _ in entries
-            )
-            if o["pass"] and exact:
-                problems.append(f"{r['id']} {r['transport']} {o['operation']}: passes, still in the baseline")
-    for i, t, op, _ in entries:
-        run = [r for r in runs if (r["id"], r["transport"]) == (i, t)]
-        if not run:
-            problems.append(f"{i} {t}: in the baseline, no such run")
-        elif op == "*" and run[0]["passed"] == run[0]["total"]:
-            problems.append(f"{i} {t} *: every operation passes, still in the baseline")
+            key = (r["id"], r["transport"], o["operation"])
+            recorded.add(key)
+            if not o["pass"] and key not in listed:
+                problems.append(" ".join(key) + ": fails, not in the baseline")
+            if o["pass"] and key in listed:
+                problems.append(" ".join(key) + ": passes, still in the baseline")
+    for key in sorted(listed - recorded):
+        problems.append(" ".join(key) + ": in the baseline, no such run or operation")
     return problems
 
 
