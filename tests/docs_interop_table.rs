@@ -76,10 +76,11 @@ fn render(results: &Value) -> Vec<String> {
     }
     for k in seen {
         let on = |transport: &str| {
+            // The last run of a (client, mode, transport) wins, as in the Python dict.
             runs(results)
                 .iter()
-                .filter(|r| key(r) == k && s(r, "transport") == transport)
-                .last()
+                .rev()
+                .find(|r| key(r) == k && s(r, "transport") == transport)
         };
         let [client, version, mode, opener] = &k;
         rows.push(format!(
