@@ -23,7 +23,7 @@
 set -euo pipefail
 
 NODE_VERSION="22.23.5"
-RUN_TIMEOUT=120   # seconds, per client run (the Inspector CLI spawns one process per operation)
+RUN_TIMEOUT=60    # seconds, per client run (the Inspector CLI, one process per operation, takes ~10 s)
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
