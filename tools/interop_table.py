@@ -1,0 +1,363 @@
+#!/usr/bin/env python3
+"""Judge the interop clients' recorded outcomes and render the README's client × transport rows.
+
+  interop_table.py summarize --results DIR --baseline interop/baseline.txt --out interop/results.json
+  interop_table.py readme --summary interop/results.json --readme README.md [--write]
+
+`summarize` reads DIR/NN-<run>.jsonl as tools/interop.sh writes them: a first line
+{"meta": {client, version, mode, opener, transport}}, then one line per operation the client
+script recorded ({"op", "outcome": "result" | "error" | "exception", ...}). Each operation is
+judged against what the revision the client negotiated prescribes (EXPECT below); a missing
+operation fails as not run. Every failure must be listed in the baseline with its reason, and
+every listed one must still fail: otherwise `summarize` exits 1. `readme` renders the rows between the README's interop-table
+markers and exits 1 when they differ (or rewrites them with --write). Standard library only.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import sys
+
+BEGIN = "<!-- interop-table:begin -->"
+END = "<!-- interop-table:end -->"
+REVISIONS = ["2026-07-28", "2025-11-25"]
+OPERATIONS = [
+    "connect",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read places",
+    "resources/read place/Lima",
+    "prompts/list",
+    "prompts/get forecast",
+    "tools/call unknown tool",
+    "tools/call wrong argument type",
+]
+TRANSPORTS = ["stdio", "http"]
+
+
+def text_of(content):
+    return content.get("text") if isinstance(content, dict) else None
+
+
+def has(items, key, value):
+    return isinstance(items, list) and any(isinstance(i, dict) and i.get(key) == value for i in items)
+
+
+def result_check(predicate, want):
+    """A judge for an operation that must succeed: its result must satisfy `predicate`."""
+
+    def judge(line, _rev):
+        if line["outcome"] != "result":
+            return False, f"want {want}; the client surfaced {surfaced(line)}"
+        try:
+            ok = predicate(line["result"])
+        except (KeyError, IndexError, TypeError, AttributeError):
+            ok = False
+        if ok:
+            return True, want
+        return False, f"want {want}; got {json.dumps(line['result'], ensure_ascii=False)[:300]}"
+
+    return judge
+
+
+def surfaced(line):
+    if line["outcome"] == "result":
+        r = line["result"]
+        if isinstance(r, dict) and r.get("isError"):
+            return f"an isError result ({text_of((r.get('content') or [{}])[0])!r})"
+        return "a result"
+    if line["outcome"] == "error":
+        if line.get("code") is None:
+            return f"an error without a JSON-RPC code ({line.get('client_code')}: {line['message']})"
+        return f"JSON-RPC error {line['code']} ({line['message']})"
+    return f"an exception ({line['message'][:300]})"
+
+
+def protocol_error(code, why):
+    """A judge for an operation the revision answers with a JSON-RPC error `code`."""
+
+    def judge(line, _rev):
+        if line["outcome"] == "error" and line.get("code") == code:
+            return True, f"JSON-RPC error {code} ({line['message']}); {why}"
+        if line["outcome"] == "error" and line.get("code") is None:
+            if line.get("client_code") == "tool_not_found":
+                return True, (
+                    "refused by the client from its own tools/list before sending "
+                    f"({line['message']}): the server was not asked"
+                )
+            return True, (
+                f"an error, its JSON-RPC code not surfaced by this client ({line['message']}); {why}"
+            )
+        return False, f"want JSON-RPC error {code} ({why}); the client surfaced {surfaced(line)}"
+
+    return judge
+
+
+def tool_execution_error(why):
+    """A judge for a tools/call the revision answers with a result carrying isError: true."""
+
+    def judge(line, _rev):
+        if line["outcome"] == "result" and line["result"].get("isError") is True:
+            return True, f"isError result; {why}"
+        return False, f"want an isError result ({why}); the client surfaced {surfaced(line)}"
+
+    return judge
+
+
+def per_revision(judges):
+    """Picks the judge of the negotiated revision."""
+
+    def judge(line, rev):
+        if rev not in judges:
+            return False, f"no expectation for revision {rev}"
+        return judges[rev](line, rev)
+
+    return judge
+
+
+UNKNOWN_TOOL = "2025-11-25 and 2026-07-28 server/tools: an unknown tool is a protocol error"
+WRONG_TYPE_2025 = (
+    "2025-11-25 server/tools, Error Handling: input validation errors are tool execution errors"
+)
+WRONG_TYPE_2026 = "2026-07-28 schema, InvalidParamsError: invalid tool arguments are -32602"
+
+EXPECT = {
+    "tools/list": result_check(
+        lambda r: any(
+            t["name"] == "get_weather" and t["inputSchema"]["properties"]["place"]["type"] == "string"
+            for t in r["tools"]
+        ),
+        "get_weather listed with its schema",
+    ),
+    "tools/call": result_check(
+        lambda r: not r.get("isError") and text_of(r["content"][0]) == "Oslo: 12°C, light rain",
+        "'Oslo: 12°C, light rain'",
+    ),
+    "resources/list": result_check(
+        lambda r: has(r["resources"], "uri", "weather://places"), "weather://places listed"
+    ),
+    "resources/templates/list": result_check(
+        lambda r: has(r["resourceTemplates"], "uriTemplate", "weather://place/{name}"),
+        "weather://place/{name} listed",
+    ),
+    "resources/read places": result_check(
+        lambda r: r["contents"][0]["text"] == "Oslo\nLima", "'Oslo\\nLima'"
+    ),
+    "resources/read place/Lima": result_check(
+        lambda r: r["contents"][0]["text"] == "19°C, overcast", "'19°C, overcast'"
+    ),
+    "prompts/list": result_check(
+        lambda r: any(
+            p["name"] == "forecast" and has(p.get("arguments"), "name", "place") for p in r["prompts"]
+        ),
+        "forecast listed with its argument place",
+    ),
+    "prompts/get forecast": result_check(
+        lambda r: r["messages"][0]["role"] == "user"
+        and text_of(r["messages"][0]["content"]) == "What is the forecast for Oslo?",
+        "'What is the forecast for Oslo?'",
+    ),
+    "tools/call unknown tool": protocol_error(-32602, UNKNOWN_TOOL),
+    "tools/call wrong argument type": per_revision(
+        {
+            "2025-11-25": tool_execution_error(WRONG_TYPE_2025),
+            "2026-07-28": protocol_error(-32602, WRONG_TYPE_2026),
+        }
+    ),
+}
+
+
+def judge_run(path):
+    with open(path, encoding="utf-8") as f:
+        lines = [json.loads(line) for line in f if line.strip()]
+    if not lines or "meta" not in lines[0]:
+        sys.exit(f"interop_table.py: {path} has no meta line")
+    meta, recorded, exit_note = lines[0]["meta"], {}, ""
+    for line in lines[1:]:
+        if "op" not in line:
+            rc = line["exit"]
+            exit_note = f"; the client exited {rc}" + (" (timed out)" if rc in (124, 137) else "")
+        else:
+            recorded.setdefault(line["op"], line)
+    ops, revision = [], None
+    connect = recorded.get("connect")
+    if connect is None:
+        ops.append(("connect", False, "the client recorded nothing" + exit_note))
+    elif connect["outcome"] != "result":
+        ops.append(("connect", False, f"the client surfaced {surfaced(connect)}"))
+    else:
+        revision = connect["result"].get("protocolVersion")
+        ok = revision in REVISIONS
+        how = " (inferred: the client prints no handshake)" if connect["result"].get("inferred") else ""
+        ops.append(("connect", ok, f"negotiated {revision}{how}"))
+    for op in OPERATIONS[1:]:
+        line = recorded.get(op)
+        if line is None:
+            why = "not run: connect failed" if revision is None else "not recorded" + exit_note
+            ops.append((op, False, why))
+        else:
+            ok, detail = EXPECT[op](line, revision)
+            ops.append((op, ok, detail))
+    operations = [{"operation": o, "pass": ok, "detail": d} for o, ok, d in ops]
+    return {
+        "id": meta["id"],
+        "client": meta["client"],
+        "version": meta["version"],
+        "mode": meta["mode"],
+        "opener": meta["opener"],
+        "transport": meta["transport"],
+        "revision": revision,
+        "passed": sum(1 for o in operations if o["pass"]),
+        "total": len(operations),
+        "operations": operations,
+    }
+
+
+def read_baseline(path):
+    """[(id, transport, operation, reason)] from `<id> <transport> <operation> # <reason>`."""
+    entries = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            entry, sep, reason = line.rstrip("\n").partition(" # ")
+            parts = entry.split(" ", 2)
+            if not sep or not reason.strip() or len(parts) != 3:
+                sys.exit(f"interop_table.py: {path}:{n}: want '<id> <transport> <operation> # <reason>'")
+            entries.append((parts[0], parts[1], parts[2].strip(), reason.strip()))
+    return entries
+
+
+def baseline_problems(runs, entries):
+    """Unlisted failures, listed operations that pass, and entries naming no run, as messages."""
+    problems = []
+    listed = {(i, t, op) for i, t, op, _ in entries}
+    recorded = set()
+    for r in runs:
+        for o in r["operations"]:
+            key = (r["id"], r["transport"], o["operation"])
+            recorded.add(key)
+            if not o["pass"] and key not in listed:
+                problems.append(" ".join(key) + ": fails, not in the baseline")
+            if o["pass"] and key in listed:
+                problems.append(" ".join(key) + ": passes, still in the baseline")
+    for key in sorted(listed - recorded):
+        problems.append(" ".join(key) + ": in the baseline, no such run or operation")
+    return problems
+
+
+def summarize(args):
+    runs = [
+        judge_run(os.path.join(args.results, name))
+        for name in sorted(os.listdir(args.results))
+        if name.endswith(".jsonl")
+    ]
+    summary = {
+        "server": "examples/weather.rs",
+        "date": datetime.date.today().isoformat(),
+        "operations": OPERATIONS,
+        "runs": runs,
+    }
+    # The same results as the committed summary keep its date (a re-run changes nothing).
+    if os.path.isfile(args.out):
+        with open(args.out, encoding="utf-8") as f:
+            previous = json.load(f)
+        if previous.get("runs") == runs:
+            summary["date"] = previous["date"]
+    with open(args.out, "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    for r in runs:
+        print(f"interop: {r['client']} {r['version']} ({r['mode']}) over {r['transport']}: "
+              f"{r['passed']}/{r['total']}" + (f" at {r['revision']}" if r["revision"] else ""))
+        for o in r["operations"]:
+            if not o["pass"]:
+                print(f"    FAIL {o['operation']}: {o['detail']}")
+    problems = baseline_problems(runs, read_baseline(args.baseline))
+    for p in problems:
+        print(f"interop: baseline: {p}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def cell(run):
+    """One table cell. tests/docs_interop_table.rs renders the same bytes in Rust."""
+    if run is None:
+        return "not run"
+    if run["revision"] is None:
+        return f"{run['passed']}/{run['total']}, connect fails"
+    text = f"{run['passed']}/{run['total']} at {run['revision']}"
+    failing = [o["operation"] for o in run["operations"] if not o["pass"]]
+    if failing:
+        text += " (fails: " + ", ".join(failing) + ")"
+    return text
+
+
+def render(summary):
+    """The README rows. tests/docs_interop_table.rs renders the same bytes in Rust."""
+    rows = [
+        "| client | default mode | stdio | Streamable HTTP |",
+        "|---|---|---|---|",
+    ]
+    seen = []
+    for r in summary["runs"]:
+        key = (r["client"], r["version"], r["mode"], r["opener"])
+        if key not in seen:
+            seen.append(key)
+    for client, version, mode, opener in seen:
+        by_transport = {
+            r["transport"]: r
+            for r in summary["runs"]
+            if (r["client"], r["version"], r["mode"], r["opener"]) == (client, version, mode, opener)
+        }
+        rows.append(
+            f"| `{client}` {version} | {mode}: opens with {opener} | "
+            f"{cell(by_transport.get('stdio'))} | {cell(by_transport.get('http'))} |"
+        )
+    rows.append("")
+    rows.append(f"Run of {summary['date']} against `{summary['server']}`.")
+    return rows
+
+
+def readme(args):
+    with open(args.summary, encoding="utf-8") as f:
+        summary = json.load(f)
+    with open(args.readme, encoding="utf-8") as f:
+        text = f.read()
+    start, end = text.find(BEGIN), text.find(END)
+    if start < 0 or end < start:
+        sys.exit(f"interop_table.py: {args.readme} has no {BEGIN} ... {END} block")
+    head = text[: start + len(BEGIN)]
+    want = head + "\n" + "\n".join(render(summary)) + "\n" + text[end:]
+    if want == text:
+        return 0
+    if args.write:
+        with open(args.readme, "w", encoding="utf-8") as f:
+            f.write(want)
+        return 0
+    print("README's interop rows differ from the summary; expected:", file=sys.stderr)
+    print("\n".join(render(summary)), file=sys.stderr)
+    return 1
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("summarize")
+    s.add_argument("--results", required=True)
+    s.add_argument("--baseline", required=True)
+    s.add_argument("--out", required=True)
+    r = sub.add_parser("readme")
+    r.add_argument("--summary", required=True)
+    r.add_argument("--readme", required=True)
+    r.add_argument("--write", action="store_true")
+    args = p.parse_args()
+    if args.cmd == "summarize":
+        return summarize(args)
+    return readme(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
