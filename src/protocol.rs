@@ -14,6 +14,9 @@ mod revision;
 pub use depth::{exceeds_depth, MAX_DEPTH};
 pub(crate) use envelope::Envelope;
 pub use envelope::{CacheScope, ServerInfo};
-pub use error::{codes, RpcError};
-pub use jsonrpc::{decode, encode_error, encode_result, FrameError, Incoming, RequestId};
+pub(crate) use error::bounded;
+pub use error::{codes, RpcError, MAX_ECHO_BYTES};
+pub use jsonrpc::{
+    decode, encode_error, encode_result, FrameError, Incoming, RequestId, MAX_ID_BYTES,
+};
 pub use revision::{Revision, UnknownRevision};

@@ -21,6 +21,7 @@ async fn spawn_short() -> SocketAddr {
     let options = beam_mcp::transport::http::ServeOptions {
         header_read_timeout: SHORT,
         idle_timeout: SHORT,
+        ..Default::default()
     };
     tokio::spawn(beam_mcp::transport::http::serve_with(
         listener,
@@ -110,6 +111,7 @@ async fn a_request_in_flight_keeps_its_connection_past_the_idle_timeout() {
     let options = beam_mcp::transport::http::ServeOptions {
         header_read_timeout: SHORT,
         idle_timeout: SHORT,
+        ..Default::default()
     };
     tokio::spawn(beam_mcp::transport::http::serve_with(
         listener, svc, options,
@@ -208,4 +210,60 @@ async fn a_repeated_key_anywhere_in_the_body_is_refused() {
         let r = c.send(b.body(Full::new(Bytes::from(raw))).unwrap()).await;
         assert_eq!((r.status.as_u16(), r.code()), (400, -32600), "{proto:?}");
     }
+}
+
+#[tokio::test]
+async fn idle_timeouts_are_as_documented() {
+    // The head deadline is short, the idle timeout long: an HTTP/1.1 keep-alive connection
+    // waiting for its next head is closed by hyper's head deadline; an HTTP/2 connection by
+    // the idle timeout (GOAWAY), its socket within the close grace (1 s) after.
+    let head = Duration::from_millis(300);
+    let idle = Duration::from_millis(1500);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let options = beam_mcp::transport::http::ServeOptions {
+        header_read_timeout: head,
+        idle_timeout: idle,
+        ..Default::default()
+    };
+    tokio::spawn(beam_mcp::transport::http::serve_with(
+        listener,
+        service(),
+        options,
+    ));
+    let body = serde_json::to_vec(&rpc("tools/list", json!({}))).unwrap();
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\nmcp-protocol-version: {MODERN}\r\nmcp-method: tools/list\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    s.write_all(request.as_bytes()).await.unwrap();
+    s.write_all(&body).await.unwrap();
+    let (took, read) = until_closed(&mut s, Duration::from_secs(10)).await;
+    assert!(read.starts_with(b"HTTP/1.1 200"));
+    eprintln!("HTTP/1.1 keep-alive closed after {took:?}");
+    assert!(took >= head && took < idle, "{took:?}");
+    // HTTP/2: one request, then nothing.
+    let c = Client::new(rig::Proto::H2, addr);
+    let io = hyper_util::rt::TokioIo::new(TcpStream::connect(addr).await.unwrap());
+    let (mut tx, conn) =
+        hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), io)
+            .await
+            .unwrap();
+    let started = Instant::now();
+    let driver = tokio::spawn(conn);
+    let req = c
+        .builder("POST", "/mcp", None)
+        .header("mcp-protocol-version", MODERN)
+        .header("mcp-method", "tools/list")
+        .body(Full::new(Bytes::from(body)))
+        .unwrap();
+    let resp = tx.send_request(req).await.unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    let _ = tokio::time::timeout(Duration::from_secs(10), driver)
+        .await
+        .expect("the h2 connection is closed");
+    let took = started.elapsed();
+    eprintln!("idle h2 connection closed after {took:?}");
+    assert!(took >= idle && took < idle * 3, "{took:?}");
 }

@@ -82,9 +82,11 @@ async fn every_notification_is_202_with_no_body() {
         // At 2026-07-28 too: a notification is accepted, never answered.
         let modern = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         assert_eq!(c.post(&modern).await.status.as_u16(), 202);
-        // An exit or shutdown notification ends nothing on a stateless endpoint.
+        // Anything else without an id is a request that lost it: refused, never dropped
+        // silently (tests/http_refusals.rs).
         let exit = json!({"jsonrpc": "2.0", "method": "exit"});
-        assert_eq!(c.post_plain(&exit, &[]).await.status.as_u16(), 202);
+        let r = c.post_plain(&exit, &[]).await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, -32600));
         assert_eq!(c.post_plain(&initialize(), &[]).await.status.as_u16(), 200);
     })
     .await;

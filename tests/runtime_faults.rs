@@ -24,6 +24,7 @@ fn http_config(config: RuntimeConfig) -> (RuntimeConfig, SocketAddr) {
     let options = ServeOptions {
         header_read_timeout: Duration::from_secs(5),
         idle_timeout: Duration::from_secs(5),
+        ..Default::default()
     };
     (config.http(listener, service, options), addr)
 }

@@ -26,6 +26,7 @@ async fn start() -> (beam_mcp::runtime::RuntimeHandle, SocketAddr) {
     let options = ServeOptions {
         header_read_timeout: Duration::from_secs(5),
         idle_timeout: Duration::from_millis(300),
+        ..Default::default()
     };
     let config = RuntimeConfig::new()
         .workers(2)

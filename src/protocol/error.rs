@@ -95,14 +95,46 @@ impl RpcError {
         self.data.as_ref()
     }
 
+    /// The error object as it goes on the wire: every string in it (the message, and each
+    /// string anywhere in `data`) cut to [`MAX_ECHO_BYTES`], so that a refusal which names a
+    /// caller's key, uri or tool costs a bounded answer, not one proportional to the input.
     pub(crate) fn to_value(&self) -> Value {
         let mut m = Map::with_capacity(3);
         m.insert("code".into(), Value::from(self.code));
-        m.insert("message".into(), Value::String(self.message.to_string()));
+        m.insert("message".into(), Value::String(bounded(&self.message)));
         if let Some(d) = &self.data {
-            m.insert("data".into(), d.clone());
+            m.insert("data".into(), bounded_value(d));
         }
         Value::Object(m)
+    }
+}
+
+/// The longest string a JSON-RPC error carries, in bytes; longer ones end in `…` at a char
+/// boundary at or below it.
+pub const MAX_ECHO_BYTES: usize = 1024;
+
+/// `s`, cut to [`MAX_ECHO_BYTES`] (plus the three bytes of `…`) at a char boundary.
+pub(crate) fn bounded(s: &str) -> String {
+    if s.len() <= MAX_ECHO_BYTES {
+        return s.to_owned();
+    }
+    let mut end = MAX_ECHO_BYTES;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+fn bounded_value(v: &Value) -> Value {
+    match v {
+        Value::String(s) => Value::String(bounded(s)),
+        Value::Array(items) => Value::Array(items.iter().map(bounded_value).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (bounded(k), bounded_value(v)))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
 

@@ -1,6 +1,9 @@
 //! JSON-RPC 2.0 framing: one message in, one response out.
 
 use super::depth::{exceeds_depth, MAX_DEPTH};
+
+/// The longest string request id accepted, in bytes: every answer echoes it.
+pub const MAX_ID_BYTES: usize = 256;
 use super::error::RpcError;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
@@ -153,7 +156,8 @@ struct Wire {
 /// # Errors
 /// A [`FrameError`] carrying -32700 (not JSON) or -32600 (a batch, nesting over
 /// [`MAX_DEPTH`], a duplicate member, a missing or non-string `method`, `jsonrpc` other than
-/// `"2.0"`, an id that is neither a string nor an integer, `params` that is not an object).
+/// `"2.0"`, an id that is neither a string nor an integer or a string id longer than
+/// [`MAX_ID_BYTES`], `params` that is not an object).
 ///
 /// ```
 /// use beam_mcp::protocol::{decode, codes};
@@ -206,6 +210,10 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming, FrameError> {
     })?;
     let id = match wire.id {
         None => None,
+        // Every answer echoes the id: a longer one would make any refusal as large as it.
+        Some(Value::String(s)) if s.len() > MAX_ID_BYTES => {
+            return Err(refuse(None, "id longer than 256 bytes"))
+        }
         Some(Value::String(s)) => Some(RequestId::String(s)),
         Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Some(RequestId::Number(n)),
         // JSON Schema's integer includes 1.0 and 1e2; the id is echoed as it was written.

@@ -460,7 +460,7 @@ fn refused_arguments(v: &crate::schema::Violation, key: &str, owner: &str) -> Rp
 /// A 2025-11-25 `CallToolResult` for arguments that fail the tool's schema: `isError`, and
 /// text naming the failing path (the same facts the 2026-07-28 refusal carries as data).
 fn invalid_input(tool: &str, v: &crate::schema::Violation) -> Map<String, Value> {
-    let text = format!("Invalid arguments for tool {tool}: {v}");
+    let text = crate::protocol::bounded(&format!("Invalid arguments for tool {tool}: {v}"));
     let mut r = Map::new();
     r.insert("content".into(), json!([{ "type": "text", "text": text }]));
     r.insert("isError".into(), Value::Bool(true));

@@ -1,4 +1,5 @@
-//! Stateless Streamable HTTP (2026-07-28): one POST endpoint, HTTP/1.1 and h2c on one port.
+//! Stateless Streamable HTTP (2026-07-28 and 2025-11-25): one POST endpoint, HTTP/1.1 and h2c
+//! on one port.
 //!
 //! [`HttpService`] is a `hyper` service holding every check: Host and Origin, the caller's
 //! `authorize` hooks, the body's bounds (1 MiB, one read deadline), and the MCP headers
@@ -35,16 +36,33 @@ use tokio::time::Instant;
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// How long a connection may sit with no request in flight before it is closed gracefully
-/// (HTTP/1.1 keep-alive and HTTP/2 alike).
+/// (HTTP/2, and HTTP/1.1 keep-alive where hyper's head deadline does not close it first).
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long an answer may wait for its reader without a byte of progress before the
+/// connection is dropped (an HTTP/2 peer that keeps its window at zero, a reader that stops).
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// The most HTTP/2 streams one connection may have open at once.
+pub const MAX_CONCURRENT_STREAMS: u32 = 200;
+
+/// An answer is handed to the protocol in pieces of at most this size, so that what a stalled
+/// reader makes the protocol buffer stays one piece per stream.
+const ANSWER_CHUNK: usize = 16 * 1024;
+
+/// After a graceful close, how long a connection with nothing in flight is given to finish it.
+const CLOSE_GRACE: Duration = Duration::from_secs(1);
 
 /// Connection-level bounds of [`serve_with`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ServeOptions {
-    /// The deadline for a new connection's first byte and for an HTTP/1.1 request head.
+    /// The deadline for a new connection's first byte, for an HTTP/1.1 request head, and for
+    /// the first request of a connection (an HTTP/2 preface that stops part-way included).
     pub header_read_timeout: Duration,
     /// How long a connection may be idle (no request in flight) before it is closed.
     pub idle_timeout: Duration,
+    /// How long an unsent answer may make no progress before its connection is dropped.
+    pub write_timeout: Duration,
 }
 
 impl Default for ServeOptions {
@@ -52,6 +70,7 @@ impl Default for ServeOptions {
         ServeOptions {
             header_read_timeout: HEADER_READ_TIMEOUT,
             idle_timeout: IDLE_TIMEOUT,
+            write_timeout: WRITE_TIMEOUT,
         }
     }
 }
@@ -121,7 +140,10 @@ pub(crate) fn connection_builder(options: ServeOptions) -> Builder<TokioExecutor
         // hyper's read buffer may grow to ~400 KiB per connection beside the body being
         // gathered; 64 KiB keeps a cap-sized request near its 1 MiB.
         .max_buf_size(64 * 1024);
-    builder.http2().timer(TokioTimer::new());
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(MAX_CONCURRENT_STREAMS);
     builder
 }
 
@@ -148,12 +170,15 @@ pub(crate) async fn connection(
         activity: activity.clone(),
     };
     let mut conn = pin!(builder.serve_connection(TokioIo::new(stream), tracked));
-    // A graceful close (idle, or `stop`) lets the requests in flight finish. A peer that does
-    // not finish the close (an HTTP/2 client that never answers the GOAWAY's PING) is dropped
-    // once the connection has been idle for the timeout again.
+    // A graceful close (idle, or `stop`) lets the requests in flight finish.
     let mut closing: Option<Instant> = None;
     let mut stop = pin!(stop);
-    let tick = (options.idle_timeout / 4).max(Duration::from_millis(10));
+    let tick = (options
+        .header_read_timeout
+        .min(options.idle_timeout)
+        .min(options.write_timeout)
+        / 8)
+    .clamp(Duration::from_millis(10), Duration::from_secs(1));
     loop {
         tokio::select! {
             ended = conn.as_mut() => {
@@ -166,29 +191,59 @@ pub(crate) async fn connection(
                 closing = Some(Instant::now());
                 conn.as_mut().graceful_shutdown();
             }
-            _ = tokio::time::sleep(tick) => match closing {
-                Some(since)
-                    if since.elapsed() >= options.idle_timeout
-                        && activity.idle_for() >= options.idle_timeout =>
-                {
-                    return
+            _ = tokio::time::sleep(tick) => {
+                // Dropping the connection frees every answer it holds.
+                if activity.stalled_for() >= options.write_timeout {
+                    tracing::debug!(%peer, "an answer made no progress: connection dropped");
+                    return;
                 }
-                Some(_) => {}
-                None if activity.idle_for() >= options.idle_timeout => {
+                // hyper bounds an HTTP/1.1 head, not an HTTP/2 preface that stops part-way
+                // or a connection that never asks: it is told goodbye, then dropped.
+                if closing.is_none()
+                    && !activity.ever_asked()
+                    && activity.age() >= options.header_read_timeout
+                {
+                    tracing::debug!(%peer, "no request within the deadline: closing");
                     closing = Some(Instant::now());
                     conn.as_mut().graceful_shutdown();
+                    continue;
                 }
-                None => {}
-            },
+                match closing {
+                    // Nothing left to finish: the peer has had its GOAWAY.
+                    Some(since) if activity.in_flight() == 0 && since.elapsed() >= CLOSE_GRACE => {
+                        return
+                    }
+                    Some(since)
+                        if since.elapsed() >= options.idle_timeout
+                            && activity.idle_for() >= options.idle_timeout =>
+                    {
+                        return
+                    }
+                    Some(_) => {}
+                    None if activity.idle_for() >= options.idle_timeout => {
+                        closing = Some(Instant::now());
+                        conn.as_mut().graceful_shutdown();
+                    }
+                    None => {}
+                }
+            }
         }
     }
 }
 
-/// Requests in flight on one connection, and when the last one ended.
+/// One connection's requests and answers: what is in flight, when the last one ended, and
+/// whether the answers waiting for their reader are moving.
 struct Activity {
     origin: Instant,
+    /// Requests being served, or whose answer is not yet handed over in full.
     in_flight: AtomicUsize,
+    /// Requests ever received.
+    asked: AtomicU64,
     last_ms: AtomicU64,
+    /// Answers not yet handed over in full.
+    unsent: AtomicUsize,
+    /// When an answer last moved (created, or a piece handed over).
+    progress_ms: AtomicU64,
 }
 
 impl Activity {
@@ -196,16 +251,48 @@ impl Activity {
         Activity {
             origin: Instant::now(),
             in_flight: AtomicUsize::new(0),
+            asked: AtomicU64::new(0),
             last_ms: AtomicU64::new(0),
+            unsent: AtomicUsize::new(0),
+            progress_ms: AtomicU64::new(0),
         }
     }
 
+    fn now_ms(&self) -> u64 {
+        self.origin.elapsed().as_millis() as u64
+    }
+
+    fn age(&self) -> Duration {
+        self.origin.elapsed()
+    }
+
+    fn ever_asked(&self) -> bool {
+        self.asked.load(Ordering::Acquire) > 0
+    }
+
+    fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::Acquire)
+    }
+
     fn idle_for(&self) -> Duration {
-        if self.in_flight.load(Ordering::Acquire) > 0 {
+        if self.in_flight() > 0 {
             return Duration::ZERO;
         }
         let last = Duration::from_millis(self.last_ms.load(Ordering::Acquire));
         self.origin.elapsed().saturating_sub(last)
+    }
+
+    /// How long answers have been waiting with no progress (zero when none waits).
+    fn stalled_for(&self) -> Duration {
+        if self.unsent.load(Ordering::Acquire) == 0 {
+            return Duration::ZERO;
+        }
+        let last = Duration::from_millis(self.progress_ms.load(Ordering::Acquire));
+        self.origin.elapsed().saturating_sub(last)
+    }
+
+    fn moved(&self) {
+        self.progress_ms.store(self.now_ms(), Ordering::Release);
     }
 }
 
@@ -214,9 +301,91 @@ struct InFlight(Arc<Activity>);
 impl Drop for InFlight {
     fn drop(&mut self) {
         let a = &self.0;
-        a.last_ms
-            .store(a.origin.elapsed().as_millis() as u64, Ordering::Release);
+        a.last_ms.store(a.now_ms(), Ordering::Release);
         a.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// An answer on its way to the reader, handed over in pieces of [`ANSWER_CHUNK`]; while it
+/// lives its request counts as in flight and its connection's write clock runs.
+struct Answer {
+    inner: http_body_util::Full<bytes::Bytes>,
+    rest: bytes::Bytes,
+    activity: Arc<Activity>,
+    /// Dropped with the answer: the request is over.
+    guard: Option<InFlight>,
+}
+
+impl Answer {
+    fn new(inner: http_body_util::Full<bytes::Bytes>, guard: InFlight) -> Self {
+        let activity = guard.0.clone();
+        activity.unsent.fetch_add(1, Ordering::AcqRel);
+        activity.moved();
+        Answer {
+            inner,
+            rest: bytes::Bytes::new(),
+            activity,
+            guard: Some(guard),
+        }
+    }
+
+    fn finish(&mut self) {
+        if self.guard.take().is_some() {
+            self.activity.unsent.fetch_sub(1, Ordering::AcqRel);
+            self.activity.moved();
+        }
+    }
+}
+
+impl Drop for Answer {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+impl hyper::body::Body for Answer {
+    type Data = bytes::Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<bytes::Bytes>, Infallible>>> {
+        use std::task::Poll;
+        let this = &mut *self;
+        if this.rest.is_empty() {
+            match Pin::new(&mut this.inner).poll_frame(cx) {
+                Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
+                    Ok(data) => this.rest = data,
+                    Err(frame) => return Poll::Ready(Some(Ok(frame))),
+                },
+                Poll::Ready(Some(Err(never))) => match never {},
+                Poll::Ready(None) => {
+                    this.finish();
+                    return Poll::Ready(None);
+                }
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        let n = this.rest.len().min(ANSWER_CHUNK);
+        let piece = this.rest.split_to(n);
+        this.activity.moved();
+        Poll::Ready(Some(Ok(hyper::body::Frame::data(piece))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.rest.is_empty() && self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        let inner = self.inner.size_hint();
+        let extra = self.rest.len() as u64;
+        let mut hint = hyper::body::SizeHint::new();
+        hint.set_lower(inner.lower() + extra);
+        if let Some(upper) = inner.upper() {
+            hint.set_upper(upper + extra);
+        }
+        hint
     }
 }
 
@@ -228,18 +397,18 @@ struct Tracked {
 }
 
 impl hyper::service::Service<http::Request<Incoming>> for Tracked {
-    type Response = http::Response<http_body_util::Full<bytes::Bytes>>;
+    type Response = http::Response<Answer>;
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
 
     fn call(&self, req: http::Request<Incoming>) -> Self::Future {
         self.activity.in_flight.fetch_add(1, Ordering::AcqRel);
+        self.activity.asked.fetch_add(1, Ordering::AcqRel);
         let guard = InFlight(self.activity.clone());
         let service = self.service.clone();
         Box::pin(async move {
             let response = service.respond(req).await;
-            drop(guard);
-            Ok(response)
+            Ok(response.map(|body| Answer::new(body, guard)))
         })
     }
 }

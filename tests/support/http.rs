@@ -40,6 +40,13 @@ pub fn server() -> Server {
             })),
         )
         .tool(
+            ToolSpec::new("strict", "Admits nothing undeclared.").input_schema(json!({
+                "type": "object",
+                "properties": {"place": {"type": "string"}},
+                "additionalProperties": false
+            })),
+        )
+        .tool(
             ToolSpec::new("broken", "Misconfigured.").input_schema(json!({
                 "type": "object",
                 "properties": {"p": {"type": "object", "x-mcp-header": "P"}}

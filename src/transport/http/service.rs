@@ -299,6 +299,9 @@ impl HttpService {
             Ok(Err(refusal)) => return Err(refused("authorize", &refusal)),
             Err(_) => return Err(panicked("authorize")),
         }
+        if let Some(refuse) = media_refusal(parts) {
+            return Err(refuse);
+        }
         if parts.headers.contains_key(header::TRANSFER_ENCODING) {
             return Err(Refuse::new(
                 StatusCode::LENGTH_REQUIRED,
@@ -401,7 +404,21 @@ impl HttpService {
             presence,
         )
         .map_err(|e| with_id(mismatch(&e)))?;
+        self.check_names(parts, &m, presence)
+            .map_err(|e| with_id(mismatch(&e)))?;
         if m.is_notification() {
+            // Every MCP notification is `notifications/…`. Anything else without an id is a
+            // request that lost it: nothing would run and nothing would say so, so it is
+            // refused (the transport lets a server refuse a notification with a 4xx).
+            if !m.method.starts_with("notifications/") {
+                return Err(Refuse::new(
+                    StatusCode::BAD_REQUEST,
+                    RpcError::new(codes::INVALID_REQUEST, "Invalid request").with_data(json!({
+                        "method": m.method,
+                        "reason": "a request needs an id; only notifications/* may omit it",
+                    })),
+                ));
+            }
             let _ = server.handle_in(m, era);
             return Ok(empty(StatusCode::ACCEPTED));
         }
@@ -410,8 +427,6 @@ impl HttpService {
         server
             .revision_for(&m, era)
             .map_err(|e| with_id(Refuse::new(refusal::status_of(Some(e.code())).max_400(), e)))?;
-        self.check_names(parts, &m, presence)
-            .map_err(|e| with_id(mismatch(&e)))?;
         let reply = match server.handle_in(m, era) {
             Step::Reply(r) | Step::Close(Some(r)) => r,
             Step::Pending(p) => self.config.exec.run(p).await,
@@ -443,6 +458,10 @@ impl HttpService {
         let field = match m.method.as_str() {
             "tools/call" | "prompts/get" => "name",
             "resources/read" => "uri",
+            // A method that names nothing: an `Mcp-Name` would route it as if it did.
+            _ if parts.headers.contains_key(&MCP_NAME) => {
+                return Err(HeaderError::Unexpected(MCP_NAME.to_string()))
+            }
             _ => return Ok(()),
         };
         let params = m.params.as_ref();
@@ -469,6 +488,47 @@ impl HttpService {
         }
         Ok(())
     }
+}
+
+/// `Content-Type`, when given, must be JSON (415); `Accept`, when given, must admit JSON, the
+/// only thing this endpoint answers with (406). Absent headers are taken as JSON.
+fn media_refusal(parts: &Parts) -> Option<Refuse> {
+    let essence = |v: &str| {
+        v.split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase()
+    };
+    for v in parts.headers.get_all(header::CONTENT_TYPE) {
+        let json = v.to_str().is_ok_and(|v| essence(v) == "application/json");
+        if !json {
+            return Some(Refuse::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                RpcError::invalid_request("Content-Type must be application/json"),
+            ));
+        }
+    }
+    let mut accepts = parts.headers.get_all(header::ACCEPT).iter().peekable();
+    if accepts.peek().is_some() {
+        let admits_json = accepts.any(|v| {
+            v.to_str().is_ok_and(|v| {
+                v.split(',').any(|range| {
+                    matches!(
+                        essence(range).as_str(),
+                        "application/json" | "application/*" | "*/*"
+                    )
+                })
+            })
+        });
+        if !admits_json {
+            return Some(Refuse::new(
+                StatusCode::NOT_ACCEPTABLE,
+                RpcError::invalid_request("Accept must admit application/json"),
+            ));
+        }
+    }
+    None
 }
 
 trait AtLeast400 {
