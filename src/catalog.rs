@@ -5,8 +5,10 @@
 //! once, at startup, and refuses a bad one with a [`crate::ConfigError`] naming the item:
 //! a repeated tool name, uri, template or prompt; a schema keyword outside the supported
 //! subset; a forbidden `x-mcp-header` annotation; a template with an unsupported expression;
-//! resources or prompts listed with no reader or renderer.
+//! resources or prompts listed with no reader or renderer. An optional [`Completer`] answers
+//! `completion/complete` for prompt arguments and template variables.
 
+mod completion;
 pub mod cursor;
 mod prompt;
 mod resource;
@@ -14,6 +16,9 @@ mod template;
 mod tool;
 pub(crate) mod validated;
 
+pub use completion::{
+    CompleteError, Completer, Completion, CompletionRef, CompletionRequest, MAX_COMPLETION_VALUES,
+};
 pub use prompt::{
     PromptArgument, PromptMessage, PromptRenderer, PromptSpec, RenderError, RenderedPrompt, Role,
 };
@@ -25,6 +30,7 @@ pub use template::TemplateError;
 pub use tool::{CommandClass, Mode, ToolSpec};
 pub use validated::MAX_TEMPLATE_URI_BYTES;
 
+use completion::SharedCompleter;
 use prompt::SharedRenderer;
 use resource::SharedReader;
 use std::fmt;
@@ -45,6 +51,7 @@ pub struct Catalog {
     pub(crate) prompts: Vec<PromptSpec>,
     pub(crate) reader: Option<SharedReader>,
     pub(crate) renderer: Option<SharedRenderer>,
+    pub(crate) completer: Option<SharedCompleter>,
 }
 
 impl fmt::Debug for Catalog {
@@ -55,6 +62,7 @@ impl fmt::Debug for Catalog {
             .field("prompts", &self.prompts)
             .field("reader", &self.reader.is_some())
             .field("renderer", &self.renderer.is_some())
+            .field("completer", &self.completer.is_some())
             .finish()
     }
 }
@@ -97,6 +105,16 @@ impl Catalog {
     #[must_use]
     pub fn renderer(mut self, renderer: impl PromptRenderer) -> Self {
         self.renderer = Some(Arc::new(renderer));
+        self
+    }
+
+    /// Sets the completer behind `completion/complete`, for the arguments of the listed prompts
+    /// and the variables of the listed resource templates. With one (and something to
+    /// complete), the `completions` capability is advertised; without one, the method is
+    /// refused -32601.
+    #[must_use]
+    pub fn completer(mut self, completer: impl Completer) -> Self {
+        self.completer = Some(Arc::new(completer));
         self
     }
 

@@ -1,8 +1,10 @@
 //! The dispatch contract: the one function through which the host does the work of a tool.
 
+use crate::content::Content;
 use crate::protocol::Revision;
 use crate::schema::Arguments;
 use crate::BoxFuture;
+use serde_json::Value;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -40,30 +42,97 @@ pub enum Carrier {
     Host,
 }
 
-/// A tool's successful output: text content only.
+/// A tool's successful output: content blocks in order, and optionally a structured result.
+///
+/// ```
+/// use beam_mcp::content::Content;
+/// use beam_mcp::ToolOutput;
+/// use serde_json::json;
+///
+/// let out = ToolOutput::text("Here is the chart:")
+///     .and(Content::image(vec![0x89, b'P', b'N', b'G'], "image/png"));
+/// assert_eq!(out.content().len(), 2);
+///
+/// // A structured result, with its serialisation as a text block for older clients.
+/// let out = ToolOutput::structured(json!({"celsius": 12}));
+/// assert_eq!(out.texts().collect::<Vec<_>>(), [r#"{"celsius":12}"#]);
+/// assert_eq!(out.structured_content(), Some(&json!({"celsius": 12})));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ToolOutput {
-    pub(crate) texts: Vec<String>,
+    pub(crate) content: Vec<Content>,
+    pub(crate) structured: Option<Value>,
 }
 
 impl ToolOutput {
     /// One text block.
     pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput::block(Content::text(text))
+    }
+
+    /// One content block of any kind.
+    pub fn block(content: Content) -> Self {
         ToolOutput {
-            texts: vec![text.into()],
+            content: vec![content],
+            structured: None,
         }
+    }
+
+    /// Content blocks, in the order given.
+    pub fn blocks(content: impl IntoIterator<Item = Content>) -> Self {
+        ToolOutput {
+            content: content.into_iter().collect(),
+            structured: None,
+        }
+    }
+
+    /// A structured result (`structuredContent`) and, as the specification asks for clients
+    /// that read only `content`, its JSON serialisation as one text block.
+    ///
+    /// A tool that declares an `output_schema` must return a structured result that conforms
+    /// to it; either way the value must be a JSON object (the 2025-11-25 revision admits
+    /// nothing else). See [`crate::ToolSpec::output_schema`].
+    pub fn structured(value: Value) -> Self {
+        let text = value.to_string();
+        ToolOutput {
+            content: vec![Content::text(text)],
+            structured: Some(value),
+        }
+    }
+
+    /// Adds another block after those already there.
+    #[must_use]
+    pub fn and(mut self, content: Content) -> Self {
+        self.content.push(content);
+        self
     }
 
     /// Adds another text block.
     #[must_use]
-    pub fn and_text(mut self, text: impl Into<String>) -> Self {
-        self.texts.push(text.into());
+    pub fn and_text(self, text: impl Into<String>) -> Self {
+        self.and(Content::text(text))
+    }
+
+    /// Sets the structured result, leaving the content blocks as they are.
+    #[must_use]
+    pub fn and_structured(mut self, value: Value) -> Self {
+        self.structured = Some(value);
         self
     }
 
-    /// The text blocks.
-    pub fn texts(&self) -> &[String] {
-        &self.texts
+    /// The content blocks, in order.
+    pub fn content(&self) -> &[Content] {
+        &self.content
+    }
+
+    /// The text of each text block, in order.
+    pub fn texts(&self) -> impl Iterator<Item = &str> {
+        self.content.iter().filter_map(Content::as_text)
+    }
+
+    /// The structured result, if any.
+    pub fn structured_content(&self) -> Option<&Value> {
+        self.structured.as_ref()
     }
 }
 

@@ -30,6 +30,18 @@ pub enum ConfigError {
         /// The tool.
         tool: String,
     },
+    /// A tool's output schema uses a keyword the validator cannot enforce, or a malformed one.
+    OutputSchema {
+        /// The tool.
+        tool: String,
+        /// What the schema compiler refused.
+        source: SchemaError,
+    },
+    /// A tool's output schema does not declare `"type": "object"` at its root.
+    OutputSchemaRootNotObject {
+        /// The tool.
+        tool: String,
+    },
     /// A tool's schema carries an `x-mcp-header` annotation the specification forbids.
     McpHeader {
         /// The tool.
@@ -102,6 +114,15 @@ impl fmt::Display for ConfigError {
                     "tool `{tool}`: input schema root must declare \"type\": \"object\""
                 )
             }
+            ConfigError::OutputSchema { tool, source } => {
+                write!(f, "tool `{tool}`: output schema refused: {source}")
+            }
+            ConfigError::OutputSchemaRootNotObject { tool } => {
+                write!(
+                    f,
+                    "tool `{tool}`: output schema root must declare \"type\": \"object\""
+                )
+            }
             ConfigError::McpHeader { tool, fault } => write!(f, "tool `{tool}`: {fault}"),
             ConfigError::DuplicateResource { uri } => {
                 write!(f, "resource `{uri}` is declared twice")
@@ -141,9 +162,9 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            ConfigError::ToolSchema { source, .. } | ConfigError::PromptSchema { source, .. } => {
-                Some(source)
-            }
+            ConfigError::ToolSchema { source, .. }
+            | ConfigError::OutputSchema { source, .. }
+            | ConfigError::PromptSchema { source, .. } => Some(source),
             ConfigError::Template { source, .. } => Some(source),
             _ => None,
         }

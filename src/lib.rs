@@ -37,6 +37,7 @@
 
 pub mod catalog;
 pub mod connectome;
+pub mod content;
 mod dispatch;
 mod error;
 pub mod protocol;
@@ -47,6 +48,7 @@ pub mod transport;
 
 pub use catalog::validated::HeaderFaults;
 pub use catalog::{Catalog, ToolSpec};
+pub use content::Content;
 pub use dispatch::{CallContext, Carrier, Dispatch, ToolCall, ToolError, ToolOutput};
 pub use error::{ConfigError, HeaderFault};
 pub use schema::Arguments;

@@ -5,6 +5,7 @@
 //! a prompt rendering) whose [`Pending::run`] awaits the host and yields the reply, or the end
 //! of the connection. The core never touches a socket or a pipe; transports do.
 
+mod complete;
 mod config;
 mod pending;
 mod route;

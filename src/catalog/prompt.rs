@@ -1,5 +1,6 @@
 //! Prompts, their arguments, and the one renderer that serves them.
 
+use crate::content::Content;
 use crate::schema::Arguments;
 use crate::BoxFuture;
 use serde_json::{json, Map, Value};
@@ -145,20 +146,43 @@ impl Role {
     }
 }
 
-/// One rendered message: a role and text (text content only, as for tools).
+/// One rendered message: a role and one content block of any kind (text, image, audio, an
+/// embedded resource, a resource link).
+///
+/// ```
+/// use beam_mcp::catalog::{PromptMessage, Role};
+/// use beam_mcp::content::Content;
+/// let messages = vec![
+///     PromptMessage::with_content(Role::User, Content::resource_text("file:///a.txt", "notes")),
+///     PromptMessage::new(Role::User, "Summarise the file above."),
+/// ];
+/// assert_eq!(messages[1].content().as_text(), Some("Summarise the file above."));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromptMessage {
     pub(crate) role: Role,
-    pub(crate) text: String,
+    pub(crate) content: Content,
 }
 
 impl PromptMessage {
-    /// A message.
+    /// A text message.
     pub fn new(role: Role, text: impl Into<String>) -> Self {
-        PromptMessage {
-            role,
-            text: text.into(),
-        }
+        PromptMessage::with_content(role, Content::text(text))
+    }
+
+    /// A message carrying any content block.
+    pub fn with_content(role: Role, content: Content) -> Self {
+        PromptMessage { role, content }
+    }
+
+    /// Who speaks it.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// Its content block.
+    pub fn content(&self) -> &Content {
+        &self.content
     }
 }
 

@@ -134,6 +134,23 @@ pub enum ResourceBody {
     Blob(Vec<u8>),
 }
 
+/// The wire form: `uri`, optional `mimeType`, then `text`, or `blob` in base64.
+impl serde::Serialize for ResourceContents {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("uri", &self.uri)?;
+        if let Some(t) = &self.mime_type {
+            m.serialize_entry("mimeType", t)?;
+        }
+        match &self.body {
+            ResourceBody::Text(t) => m.serialize_entry("text", t)?,
+            ResourceBody::Blob(b) => m.serialize_entry("blob", &crate::content::Base64(b))?,
+        }
+        m.end()
+    }
+}
+
 impl ResourceContents {
     /// Text contents.
     pub fn text(uri: impl Into<String>, text: impl Into<String>) -> Self {

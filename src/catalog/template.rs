@@ -6,6 +6,8 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct UriTemplate {
     parts: Vec<Part>,
+    /// The variable names, in order of first appearance, each once.
+    variables: Vec<std::sync::Arc<str>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,6 +70,7 @@ fn is_varname(s: &str) -> bool {
 impl UriTemplate {
     pub(crate) fn parse(template: &str) -> Result<UriTemplate, TemplateError> {
         let mut parts = Vec::new();
+        let mut variables: Vec<std::sync::Arc<str>> = Vec::new();
         let mut literal = String::new();
         let mut rest = template;
         let mut offset = 0;
@@ -85,11 +88,14 @@ impl UriTemplate {
             if body.contains('{') {
                 return Err(TemplateError::BareBrace { at: offset + i });
             }
-            let part = match body.strip_prefix('+') {
-                Some(name) if is_varname(name) => Part::Reserved,
-                None if is_varname(body) => Part::Segment,
+            let (part, name) = match body.strip_prefix('+') {
+                Some(name) if is_varname(name) => (Part::Reserved, name),
+                None if is_varname(body) => (Part::Segment, body),
                 _ => return Err(TemplateError::UnsupportedExpression { expression }),
             };
+            if !variables.iter().any(|v| &**v == name) {
+                variables.push(name.into());
+            }
             if literal.is_empty() && matches!(parts.last(), Some(Part::Segment | Part::Reserved)) {
                 return Err(TemplateError::AdjacentExpressions { at: offset + i });
             }
@@ -105,7 +111,12 @@ impl UriTemplate {
         if !literal.is_empty() {
             parts.push(Part::Literal(literal));
         }
-        Ok(UriTemplate { parts })
+        Ok(UriTemplate { parts, variables })
+    }
+
+    /// The variable names, in order of first appearance, each once.
+    pub(crate) fn variables(&self) -> &[std::sync::Arc<str>] {
+        &self.variables
     }
 
     /// Whether `uri` is an expansion of this template.

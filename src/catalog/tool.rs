@@ -70,6 +70,7 @@ pub struct ToolSpec {
     pub(crate) command_class: CommandClass,
     pub(crate) mode: Mode,
     pub(crate) input_schema: Option<Value>,
+    pub(crate) output_schema: Option<Value>,
     pub(crate) required_capabilities: Vec<String>,
 }
 
@@ -83,6 +84,7 @@ impl ToolSpec {
             command_class: CommandClass::ACT,
             mode: Mode::ReadWrite,
             input_schema: None,
+            output_schema: None,
             required_capabilities: Vec::new(),
         }
     }
@@ -115,6 +117,36 @@ impl ToolSpec {
     pub fn input_schema(mut self, schema: Value) -> Self {
         self.input_schema = Some(schema);
         self
+    }
+
+    /// Sets the JSON Schema of the tool's structured result (`outputSchema`), compiled by the
+    /// same validator as [`ToolSpec::input_schema`]. Its root must declare `"type": "object"`
+    /// (the 2025-11-25 revision admits nothing else, and the server serves both).
+    ///
+    /// `tools/list` advertises it, and every successful result is checked against it on the
+    /// way out: a result with no [`crate::ToolOutput::and_structured`] value, or one the
+    /// schema refuses, is the host's bug. The caller then gets a tool error (`isError: true`)
+    /// carrying nothing of the value, and the reason goes to the log.
+    ///
+    /// ```
+    /// use beam_mcp::ToolSpec;
+    /// use serde_json::json;
+    /// let tool = ToolSpec::new("get_weather", "Read the weather.").output_schema(json!({
+    ///     "type": "object",
+    ///     "properties": {"celsius": {"type": "number"}},
+    ///     "required": ["celsius"]
+    /// }));
+    /// assert!(tool.declared_output_schema().is_some());
+    /// ```
+    #[must_use]
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// The declared output schema, if any.
+    pub fn declared_output_schema(&self) -> Option<&Value> {
+        self.output_schema.as_ref()
     }
 
     /// Requires a client capability (`"sampling"`, `"elicitation"`, `"roots"`, …) of every

@@ -3,8 +3,8 @@
 
 use super::template::UriTemplate;
 use super::{
-    Catalog, Mode, PromptSpec, ResourceSpec, ResourceTemplateSpec, SharedReader, SharedRenderer,
-    ToolSpec,
+    Catalog, Mode, PromptSpec, ResourceSpec, ResourceTemplateSpec, SharedCompleter, SharedReader,
+    SharedRenderer, ToolSpec,
 };
 use crate::error::{ConfigError, HeaderFault};
 use crate::schema::{JsonType, Schema};
@@ -31,6 +31,8 @@ pub enum HeaderFaults {
 pub(crate) struct ToolEntry {
     pub(crate) spec: ToolSpec,
     pub(crate) schema: Schema,
+    /// The compiled `outputSchema`: every successful result is checked against it.
+    pub(crate) output: Option<Schema>,
     pub(crate) advertised: Value,
     /// `advertised`, encoded once: lists copy these bytes instead of re-serialising.
     pub(crate) wire: Box<RawValue>,
@@ -42,6 +44,10 @@ pub(crate) struct ToolEntry {
 #[derive(Debug)]
 pub(crate) struct PromptEntry {
     pub(crate) spec: PromptSpec,
+    /// The prompt's name and its declared arguments' names, shared: what a completion
+    /// request is keyed by.
+    pub(crate) name: Arc<str>,
+    pub(crate) arguments: Vec<Arc<str>>,
     pub(crate) schema: Schema,
     /// The list entry, encoded once: lists copy these bytes instead of re-serialising.
     pub(crate) wire: Box<RawValue>,
@@ -50,6 +56,8 @@ pub(crate) struct PromptEntry {
 #[derive(Debug)]
 pub(crate) struct TemplateEntry {
     pub(crate) spec: ResourceTemplateSpec,
+    /// The uri template, shared: what a completion request is keyed by.
+    pub(crate) uri_template: Arc<str>,
     pub(crate) template: UriTemplate,
     /// The list entry, encoded once: lists copy these bytes instead of re-serialising.
     pub(crate) wire: Box<RawValue>,
@@ -73,6 +81,8 @@ pub(crate) struct ValidatedCatalog {
     pub(crate) prompts: Vec<PromptEntry>,
     pub(crate) reader: Option<SharedReader>,
     pub(crate) renderer: Option<SharedRenderer>,
+    /// Present only when there is something to complete (a prompt or a template).
+    pub(crate) completer: Option<SharedCompleter>,
 }
 
 impl std::fmt::Debug for ValidatedCatalog {
@@ -82,6 +92,7 @@ impl std::fmt::Debug for ValidatedCatalog {
             .field("resources", &self.resources.len())
             .field("templates", &self.templates.len())
             .field("prompts", &self.prompts.len())
+            .field("completer", &self.completer.is_some())
             .finish()
     }
 }
@@ -99,6 +110,13 @@ impl ValidatedCatalog {
             .binary_search_by(|p| p.spec.name.as_str().cmp(name))
             .ok()
             .map(|i| &self.prompts[i])
+    }
+
+    pub(crate) fn template(&self, uri_template: &str) -> Option<&TemplateEntry> {
+        self.templates
+            .binary_search_by(|t| t.spec.uri_template.as_str().cmp(uri_template))
+            .ok()
+            .map(|i| &self.templates[i])
     }
 
     /// Whether `uri` is listed or matched by a listed template: the only uris the reader sees.
@@ -125,6 +143,7 @@ impl ValidatedCatalog {
             prompts,
             reader,
             renderer,
+            completer,
         } = catalog;
 
         let mut seen = HashSet::new();
@@ -168,6 +187,7 @@ impl ValidatedCatalog {
                     })?;
                     let advertised = template_value(&spec);
                     templates.push(TemplateEntry {
+                        uri_template: spec.uri_template.as_str().into(),
                         spec,
                         template,
                         wire: wire(&advertised),
@@ -204,6 +224,12 @@ impl ValidatedCatalog {
             })?;
             let advertised = prompt_value(&spec);
             prompt_entries.push(PromptEntry {
+                name: spec.name.as_str().into(),
+                arguments: spec
+                    .arguments
+                    .iter()
+                    .map(|a| a.name.as_str().into())
+                    .collect(),
                 spec,
                 schema,
                 wire: wire(&advertised),
@@ -214,7 +240,9 @@ impl ValidatedCatalog {
             return Err(ConfigError::MissingRenderer);
         }
 
+        let completer = completer.filter(|_| !prompt_entries.is_empty() || !templates.is_empty());
         Ok(ValidatedCatalog {
+            completer,
             tools: tool_entries,
             resources: res,
             templates,
@@ -255,6 +283,21 @@ fn tool_entry(spec: ToolSpec, header_faults: HeaderFaults) -> Result<ToolEntry, 
             schema
         }
     };
+    let output = match &spec.output_schema {
+        None => None,
+        Some(raw) => {
+            let schema = Schema::compile(raw).map_err(|source| ConfigError::OutputSchema {
+                tool: spec.name.to_string(),
+                source,
+            })?;
+            if !schema.is_object_root() {
+                return Err(ConfigError::OutputSchemaRootNotObject {
+                    tool: spec.name.to_string(),
+                });
+            }
+            Some(schema)
+        }
+    };
     let (headers, fault) = match header_annotations(&schema) {
         Ok(h) => (h, None),
         Err(fault) => match header_faults {
@@ -267,10 +310,11 @@ fn tool_entry(spec: ToolSpec, header_faults: HeaderFaults) -> Result<ToolEntry, 
             HeaderFaults::RefuseCalls => (Vec::new(), Some(fault)),
         },
     };
-    let advertised = tool_value(&spec, &schema);
+    let advertised = tool_value(&spec, &schema, output.as_ref());
     Ok(ToolEntry {
         spec,
         schema,
+        output,
         wire: wire(&advertised),
         advertised,
         header_fault: fault,
@@ -339,7 +383,7 @@ fn nested_header(v: &Value, pointer: &str, depth: usize) -> Option<String> {
     None
 }
 
-fn tool_value(spec: &ToolSpec, schema: &Schema) -> Value {
+fn tool_value(spec: &ToolSpec, schema: &Schema, output: Option<&Schema>) -> Value {
     let mut m = Map::new();
     m.insert("name".into(), Value::String(spec.name.to_string()));
     if let Some(t) = &spec.title {
@@ -350,6 +394,9 @@ fn tool_value(spec: &ToolSpec, schema: &Schema) -> Value {
         Value::String(spec.description.clone()),
     );
     m.insert("inputSchema".into(), schema.raw().clone());
+    if let Some(output) = output {
+        m.insert("outputSchema".into(), output.raw().clone());
+    }
     m.insert(
         "annotations".into(),
         json!({ "readOnlyHint": matches!(spec.mode, Mode::ReadOnly) }),

@@ -27,18 +27,31 @@ pub enum RuntimeMsg {
 /// The answer to a host dispatch.
 pub type DispatchResult = Result<ToolReply, DispatchError>;
 
-/// A tool's answer: its text blocks, and whether the tool reported a failure (a tool error
-/// or a panic, which the client side of MCP sees as `isError: true`).
+/// A tool's answer: its content blocks (and their texts), its structured result, and whether
+/// the tool reported a failure (a tool error or a panic, which the client side of MCP sees as
+/// `isError: true`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolReply {
     texts: Vec<String>,
+    content: Vec<Value>,
+    structured: Option<Value>,
     is_error: bool,
 }
 
 impl ToolReply {
-    /// The text blocks, in order.
+    /// The text of each text block, in order.
     pub fn texts(&self) -> &[String] {
         &self.texts
+    }
+
+    /// Every content block, in order, in its wire form (images and audio base64-encoded).
+    pub fn content(&self) -> &[Value] {
+        &self.content
+    }
+
+    /// The structured result (`structuredContent`), if the tool returned one.
+    pub fn structured(&self) -> Option<&Value> {
+        self.structured.as_ref()
     }
 
     /// Whether the tool failed (`isError: true`).
@@ -147,22 +160,30 @@ pub(crate) fn decode_reply(reply: &Reply) -> DispatchResult {
             data: error.get("data").cloned().unwrap_or(Value::Null),
         });
     }
-    let result = value.get("result").unwrap_or(&Value::Null);
-    let texts = result
-        .get("content")
-        .and_then(Value::as_array)
-        .map(|blocks| {
-            blocks
-                .iter()
-                .filter_map(|b| b.get("text").and_then(Value::as_str).map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut value = value;
+    let mut result = match value.get_mut("result").map(Value::take) {
+        Some(Value::Object(r)) => r,
+        _ => serde_json::Map::new(),
+    };
+    let content = match result.remove("content") {
+        Some(Value::Array(blocks)) => blocks,
+        _ => Vec::new(),
+    };
+    let texts = content
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str).map(str::to_owned))
+        .collect();
     let is_error = result
         .get("isError")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    Ok(ToolReply { texts, is_error })
+    Ok(ToolReply {
+        texts,
+        content,
+        structured: result.remove("structuredContent"),
+        is_error,
+    })
 }
 
 pub(crate) fn internal(reason: &'static str) -> DispatchError {

@@ -1,12 +1,12 @@
 //! Host work the core hands back to a transport: a tool call, a read, a rendering.
 
-use super::route::{not_found, reply_ok};
+use super::route::not_found;
 use super::{Inner, Reply};
-use crate::catalog::{PromptRenderer, ResourceBody, ResourceReader};
+use crate::catalog::{Completer, CompletionRequest, PromptRenderer, ResourceReader};
+use crate::content::Content;
 use crate::dispatch::{Dispatch, ToolCall, ToolError, ToolOutput};
 use crate::protocol::{RequestId, Revision, RpcError};
-use crate::schema::Arguments;
-use base64::Engine as _;
+use crate::schema::{Arguments, Schema};
 use serde_json::{json, Map, Value};
 use std::fmt;
 use std::future::Future;
@@ -20,6 +20,8 @@ pub(super) enum Work {
     Tool {
         dispatch: Arc<dyn Dispatch>,
         call: ToolCall,
+        /// The tool's compiled output schema: a successful result is checked against it.
+        output: Option<Schema>,
     },
     Read {
         reader: Arc<dyn ResourceReader>,
@@ -29,6 +31,10 @@ pub(super) enum Work {
         renderer: Arc<dyn PromptRenderer>,
         name: String,
         arguments: Arguments,
+    },
+    Complete {
+        completer: Arc<dyn Completer>,
+        request: CompletionRequest,
     },
 }
 
@@ -47,6 +53,13 @@ impl fmt::Debug for Pending {
             Work::Tool { call, .. } => format!("tool {}", call.tool),
             Work::Read { uri, .. } => format!("read {uri}"),
             Work::Render { name, .. } => format!("prompt {name}"),
+            Work::Complete { request, .. } => {
+                format!(
+                    "complete {} of {}",
+                    request.argument,
+                    request.target.as_str()
+                )
+            }
         };
         f.debug_struct("Pending")
             .field("id", &self.id)
@@ -129,7 +142,11 @@ impl Pending {
             work,
         } = self;
         match work {
-            Work::Tool { dispatch, call } => {
+            Work::Tool {
+                dispatch,
+                call,
+                output,
+            } => {
                 let tool = call.tool.clone();
                 // The one dispatch site: the edge is recorded here, after validation, by name only.
                 if let Some(collector) = &inner.collector {
@@ -146,6 +163,7 @@ impl Pending {
                         )
                     }
                 };
+                let outcome = outcome.and_then(|out| conforming(&tool, output.as_ref(), out));
                 (encode_tool_result(&inner, &id, revision, &outcome), host)
             }
             Work::Read { reader, uri } => {
@@ -153,30 +171,10 @@ impl Pending {
                 let host = HostOutcome::of(&got);
                 let reply = match got {
                     Ok(Ok(contents)) => {
-                        let list: Vec<Value> = contents
-                            .into_iter()
-                            .map(|c| {
-                                let mut m = Map::new();
-                                m.insert("uri".into(), Value::String(c.uri));
-                                if let Some(t) = c.mime_type {
-                                    m.insert("mimeType".into(), Value::String(t));
-                                }
-                                match c.body {
-                                    ResourceBody::Text(t) => {
-                                        m.insert("text".into(), Value::String(t))
-                                    }
-                                    ResourceBody::Blob(b) => m.insert(
-                                        "blob".into(),
-                                        Value::String(
-                                            base64::engine::general_purpose::STANDARD.encode(b),
-                                        ),
-                                    ),
-                                };
-                                Value::Object(m)
-                            })
-                            .collect();
+                        // Serialising plain strings cannot fail; the fallback keeps this total.
+                        let list = serde_json::to_value(&contents).unwrap_or(Value::Null);
                         let mut r = Map::new();
-                        r.insert("contents".into(), Value::Array(list));
+                        r.insert("contents".into(), list);
                         let (ttl, scope) = inner.resources_cache;
                         Reply::new(
                             inner
@@ -204,22 +202,19 @@ impl Pending {
                 let host = HostOutcome::of(&got);
                 let reply = match got {
                     Ok(Ok(rendered)) => {
-                        let messages: Vec<Value> = rendered
+                        let messages = rendered
                             .messages
-                            .into_iter()
-                            .map(|m| {
-                                json!({
-                                    "role": m.role.as_str(),
-                                    "content": { "type": "text", "text": m.text }
-                                })
+                            .iter()
+                            .map(|m| MessageBody {
+                                role: m.role.as_str(),
+                                content: &m.content,
                             })
                             .collect();
-                        let mut r = Map::new();
-                        if let Some(d) = rendered.description {
-                            r.insert("description".into(), Value::String(d));
-                        }
-                        r.insert("messages".into(), Value::Array(messages));
-                        reply_ok(&inner, &id, revision, r)
+                        let body = PromptBody {
+                            description: rendered.description.as_deref(),
+                            messages,
+                        };
+                        Reply::new(inner.envelope.encode(&id, revision, &body), None)
                     }
                     Ok(Err(e)) => Reply::error(
                         Some(&id),
@@ -235,6 +230,83 @@ impl Pending {
                 };
                 (reply, host)
             }
+            Work::Complete { completer, request } => {
+                let argument = request.argument.clone();
+                let target = request.target.clone();
+                let got = guarded(|| completer.complete(request)).await;
+                let host = HostOutcome::of(&got);
+                let reply = match got {
+                    Ok(Ok(completion)) => {
+                        let body = CompleteBody {
+                            completion: completion.bounded(),
+                        };
+                        Reply::new(inner.envelope.encode(&id, revision, &body), None)
+                    }
+                    Ok(Err(e)) => Reply::error(
+                        Some(&id),
+                        &RpcError::invalid_params(
+                            "Completion refused",
+                            json!({ "argument": &*argument, "reason": e.reason() }),
+                        ),
+                    ),
+                    Err(()) => {
+                        tracing::error!(target = target.as_str(), %argument, "completer panicked");
+                        Reply::error(Some(&id), &RpcError::internal())
+                    }
+                };
+                (reply, host)
+            }
+        }
+    }
+}
+
+/// A `GetPromptResult`'s own members, serialised straight to the wire.
+#[derive(serde::Serialize)]
+struct PromptBody<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    messages: Vec<MessageBody<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct MessageBody<'a> {
+    role: &'static str,
+    content: &'a Content,
+}
+
+/// A `CompleteResult`'s own members.
+#[derive(serde::Serialize)]
+struct CompleteBody {
+    completion: crate::catalog::Completion,
+}
+
+/// What the client is told when a tool's result breaks its own declared contract; the detail
+/// goes to the log only, and nothing of the value is sent.
+const NONCONFORMING: &str = "the tool's result did not conform to its output schema";
+
+/// Holds a successful result to the tool's declared output: with an output schema, a
+/// structured result must be present and valid; without one, a structured result must still be
+/// a JSON object. A result that breaks this is the host's bug, answered as a tool error.
+fn conforming(
+    tool: &str,
+    output: Option<&Schema>,
+    out: ToolOutput,
+) -> Result<ToolOutput, ToolError> {
+    let fault = match (output, out.structured.as_ref()) {
+        (Some(_), None) => {
+            Some("no structured content, though the tool declares an output schema".to_owned())
+        }
+        (Some(schema), Some(value)) => schema.validate(value).err().map(|v| v.to_string()),
+        (None, Some(value)) if !value.is_object() => {
+            Some("structured content is not a JSON object".to_owned())
+        }
+        (None, _) => None,
+    };
+    match fault {
+        None => Ok(out),
+        Some(reason) => {
+            tracing::error!(%tool, %reason, "tool result refused: it breaks the tool's declared output");
+            Err(ToolError::new(NONCONFORMING))
         }
     }
 }
@@ -265,19 +337,14 @@ pub(crate) fn refusal(id: &RequestId, reason: &'static str) -> Reply {
     )
 }
 
-/// A `CallToolResult`'s own members, serialised straight to the wire: text content only.
+/// A `CallToolResult`'s own members, serialised straight to the wire.
 #[derive(serde::Serialize)]
 struct ToolResult<'a> {
-    content: Vec<TextBlock<'a>>,
+    content: &'a [Content],
+    #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
+    structured: Option<&'a Value>,
     #[serde(rename = "isError", skip_serializing_if = "std::ops::Not::not")]
     is_error: bool,
-}
-
-#[derive(serde::Serialize)]
-struct TextBlock<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    text: &'a str,
 }
 
 fn encode_tool_result(
@@ -286,21 +353,25 @@ fn encode_tool_result(
     revision: Revision,
     outcome: &Result<ToolOutput, ToolError>,
 ) -> Reply {
-    fn text(t: &str) -> TextBlock<'_> {
-        TextBlock {
-            kind: "text",
-            text: t,
-        }
-    }
-    let body = match outcome {
-        Ok(out) => ToolResult {
-            content: out.texts.iter().map(|t| text(t)).collect(),
-            is_error: false,
-        },
-        Err(e) => ToolResult {
-            content: vec![text(e.message())],
-            is_error: true,
-        },
+    let bytes = match outcome {
+        Ok(out) => inner.envelope.encode(
+            id,
+            revision,
+            &ToolResult {
+                content: &out.content,
+                structured: out.structured.as_ref(),
+                is_error: false,
+            },
+        ),
+        Err(e) => inner.envelope.encode(
+            id,
+            revision,
+            &ToolResult {
+                content: &[Content::text(e.message())],
+                structured: None,
+                is_error: true,
+            },
+        ),
     };
-    Reply::new(inner.envelope.encode(id, revision, &body), None)
+    Reply::new(bytes, None)
 }

@@ -117,6 +117,9 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, era: Era) -> Step {
             &cat.prompts,
         ),
         ("prompts/get", _) if !cat.prompts.is_empty() => prompts_get(inner, id, revision, params),
+        ("completion/complete", _) if cat.completer.is_some() => {
+            super::complete::complete(inner, id, revision, carrier, params)
+        }
         (method, _) => fail(RpcError::method_not_found(method)),
     }
 }
@@ -380,6 +383,9 @@ pub(crate) fn capabilities(inner: &Inner) -> Value {
     if !inner.catalog.prompts.is_empty() {
         caps.insert("prompts".into(), json!({ "listChanged": false }));
     }
+    if inner.catalog.completer.is_some() {
+        caps.insert("completions".into(), json!({}));
+    }
     Value::Object(caps)
 }
 
@@ -520,7 +526,11 @@ fn tools_call(
         inner.clone(),
         id,
         revision,
-        Work::Tool { dispatch, call },
+        Work::Tool {
+            dispatch,
+            call,
+            output: tool.output.clone(),
+        },
     ))
 }
 

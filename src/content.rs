@@ -1,0 +1,429 @@
+//! Content blocks: what a tool result and a prompt message carry.
+//!
+//! Every block the 2026-07-28 and 2025-11-25 schemas define, with one typed builder each:
+//! text, image and audio (raw bytes in, base64 on the wire, a MIME type), an embedded resource
+//! (text or blob, as [`ResourceContents`]), and a resource link. Any block may carry
+//! [`Annotations`] (audience, priority, last modification). Blocks keep the order they are
+//! given in.
+//!
+//! ```
+//! use beam_mcp::catalog::{ResourceContents, Role};
+//! use beam_mcp::content::{Annotations, Content, ResourceLink};
+//! use serde_json::json;
+//!
+//! let chart = Content::image(vec![0x89, b'P', b'N', b'G'], "image/png")
+//!     .annotations(Annotations::new().audience([Role::User]).priority(0.9)?);
+//! assert_eq!(
+//!     serde_json::to_value(&chart)?,
+//!     json!({"type": "image", "data": "iVBORw==", "mimeType": "image/png",
+//!            "annotations": {"audience": ["user"], "priority": 0.9}})
+//! );
+//!
+//! let file = Content::resource(ResourceContents::text("file:///notes.txt", "hi").mime_type("text/plain"));
+//! let link = Content::resource_link(ResourceLink::new("file:///big.csv", "big.csv").size(1 << 20));
+//! assert_eq!(serde_json::to_value(&file)?["resource"]["text"], "hi");
+//! assert_eq!(serde_json::to_value(&link)?["type"], "resource_link");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::catalog::{ResourceContents, Role};
+use base64::display::Base64Display;
+use base64::engine::general_purpose::STANDARD;
+use serde::ser::{SerializeMap as _, SerializeSeq as _};
+use serde::{Serialize, Serializer};
+use std::fmt;
+
+/// One content block of a tool result or a prompt message.
+///
+/// Serialises to its wire form (`serde_json::to_value(&block)`), which is what the server sends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Content {
+    block: Block,
+    annotations: Option<Annotations>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Block {
+    Text(String),
+    Image { data: Vec<u8>, mime_type: String },
+    Audio { data: Vec<u8>, mime_type: String },
+    Resource(ResourceContents),
+    Link(ResourceLink),
+}
+
+/// Which kind of block a [`Content`] is (its wire `type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ContentKind {
+    /// `text`.
+    Text,
+    /// `image`.
+    Image,
+    /// `audio`.
+    Audio,
+    /// `resource`: an embedded resource.
+    Resource,
+    /// `resource_link`.
+    ResourceLink,
+}
+
+impl ContentKind {
+    /// The wire `type`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ContentKind::Text => "text",
+            ContentKind::Image => "image",
+            ContentKind::Audio => "audio",
+            ContentKind::Resource => "resource",
+            ContentKind::ResourceLink => "resource_link",
+        }
+    }
+}
+
+impl Content {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Content::of(Block::Text(text.into()))
+    }
+
+    /// An image: raw bytes (sent base64-encoded) and their MIME type (`image/png`, …).
+    pub fn image(data: impl Into<Vec<u8>>, mime_type: impl Into<String>) -> Self {
+        Content::of(Block::Image {
+            data: data.into(),
+            mime_type: mime_type.into(),
+        })
+    }
+
+    /// Audio: raw bytes (sent base64-encoded) and their MIME type (`audio/wav`, …).
+    pub fn audio(data: impl Into<Vec<u8>>, mime_type: impl Into<String>) -> Self {
+        Content::of(Block::Audio {
+            data: data.into(),
+            mime_type: mime_type.into(),
+        })
+    }
+
+    /// An embedded resource: its contents, text or blob, with their uri and MIME type.
+    pub fn resource(contents: ResourceContents) -> Self {
+        Content::of(Block::Resource(contents))
+    }
+
+    /// An embedded text resource with no MIME type (`Content::resource` with
+    /// [`ResourceContents::mime_type`] sets one).
+    pub fn resource_text(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        Content::resource(ResourceContents::text(uri, text))
+    }
+
+    /// An embedded binary resource (sent base64-encoded) with no MIME type.
+    pub fn resource_blob(uri: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
+        Content::resource(ResourceContents::blob(uri, bytes))
+    }
+
+    /// A link to a resource the client may read. Links returned by tools need not appear in
+    /// `resources/list`.
+    pub fn resource_link(link: ResourceLink) -> Self {
+        Content::of(Block::Link(link))
+    }
+
+    fn of(block: Block) -> Self {
+        Content {
+            block,
+            annotations: None,
+        }
+    }
+
+    /// Sets the block's annotations (an empty [`Annotations`] is not sent).
+    #[must_use]
+    pub fn annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = (!annotations.is_empty()).then_some(annotations);
+        self
+    }
+
+    /// The block's kind.
+    pub fn kind(&self) -> ContentKind {
+        match &self.block {
+            Block::Text(_) => ContentKind::Text,
+            Block::Image { .. } => ContentKind::Image,
+            Block::Audio { .. } => ContentKind::Audio,
+            Block::Resource(_) => ContentKind::Resource,
+            Block::Link(_) => ContentKind::ResourceLink,
+        }
+    }
+
+    /// The text, when this is a text block.
+    pub fn as_text(&self) -> Option<&str> {
+        match &self.block {
+            Block::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The raw bytes of an image or audio block.
+    pub fn data(&self) -> Option<&[u8]> {
+        match &self.block {
+            Block::Image { data, .. } | Block::Audio { data, .. } => Some(data),
+            _ => None,
+        }
+    }
+
+    /// The annotations, if any were set.
+    pub fn annotations_ref(&self) -> Option<&Annotations> {
+        self.annotations.as_ref()
+    }
+}
+
+impl From<String> for Content {
+    fn from(text: String) -> Self {
+        Content::text(text)
+    }
+}
+
+impl From<&str> for Content {
+    fn from(text: &str) -> Self {
+        Content::text(text)
+    }
+}
+
+impl Serialize for Content {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("type", self.kind().as_str())?;
+        match &self.block {
+            Block::Text(t) => m.serialize_entry("text", t)?,
+            Block::Image { data, mime_type } | Block::Audio { data, mime_type } => {
+                m.serialize_entry("data", &Base64(data))?;
+                m.serialize_entry("mimeType", mime_type)?;
+            }
+            Block::Resource(contents) => m.serialize_entry("resource", contents)?,
+            Block::Link(link) => link.serialize_members(&mut m)?,
+        }
+        if let Some(a) = &self.annotations {
+            m.serialize_entry("annotations", a)?;
+        }
+        m.end()
+    }
+}
+
+/// Bytes serialised as a standard base64 string, encoded straight into the output.
+pub(crate) struct Base64<'a>(pub(crate) &'a [u8]);
+
+impl Serialize for Base64<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&Base64Display::new(self.0, &STANDARD))
+    }
+}
+
+/// A link to a resource, as a `resource_link` content block carries it.
+///
+/// ```
+/// use beam_mcp::content::ResourceLink;
+/// let link = ResourceLink::new("file:///report.pdf", "report.pdf")
+///     .title("Quarterly report")
+///     .mime_type("application/pdf")
+///     .size(48_213);
+/// assert_eq!(link.uri(), "file:///report.pdf");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceLink {
+    uri: String,
+    name: String,
+    title: Option<String>,
+    description: Option<String>,
+    mime_type: Option<String>,
+    size: Option<u64>,
+}
+
+impl ResourceLink {
+    /// A link with a uri and a name.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        ResourceLink {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+        }
+    }
+    /// Sets the human-readable title.
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+    /// Sets the MIME type.
+    #[must_use]
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+    /// Sets the size of the raw contents in bytes (before any encoding).
+    #[must_use]
+    pub fn size(mut self, bytes: u64) -> Self {
+        self.size = Some(bytes);
+        self
+    }
+    /// The uri.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+    /// The name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn serialize_members<M: serde::ser::SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
+        m.serialize_entry("uri", &self.uri)?;
+        m.serialize_entry("name", &self.name)?;
+        if let Some(t) = &self.title {
+            m.serialize_entry("title", t)?;
+        }
+        if let Some(d) = &self.description {
+            m.serialize_entry("description", d)?;
+        }
+        if let Some(t) = &self.mime_type {
+            m.serialize_entry("mimeType", t)?;
+        }
+        if let Some(n) = self.size {
+            m.serialize_entry("size", &n)?;
+        }
+        Ok(())
+    }
+}
+
+/// Optional hints for the client about a content block: who it is for, how much it matters,
+/// when it last changed.
+///
+/// ```
+/// use beam_mcp::catalog::Role;
+/// use beam_mcp::content::Annotations;
+/// let a = Annotations::new()
+///     .audience([Role::User, Role::Assistant])
+///     .priority(1.0)?
+///     .last_modified("2026-01-12T15:00:58Z");
+/// assert_eq!(a.priority_value(), Some(1.0));
+/// assert!(Annotations::new().priority(1.5).is_err());
+/// # Ok::<(), beam_mcp::content::InvalidPriority>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Annotations {
+    audience: Vec<Role>,
+    priority: Option<Priority>,
+    last_modified: Option<String>,
+}
+
+/// A priority in `[0, 1]`: never NaN, so equality is total.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Priority(f64);
+
+impl Eq for Priority {}
+
+impl Annotations {
+    /// No annotations.
+    pub fn new() -> Self {
+        Annotations::default()
+    }
+
+    /// Who the block is for (`user`, `assistant`, or both), in the order given, each once.
+    #[must_use]
+    pub fn audience(mut self, roles: impl IntoIterator<Item = Role>) -> Self {
+        self.audience.clear();
+        for r in roles {
+            if !self.audience.contains(&r) {
+                self.audience.push(r);
+            }
+        }
+        self
+    }
+
+    /// How important the block is: 1 means effectively required, 0 entirely optional.
+    ///
+    /// # Errors
+    /// [`InvalidPriority`] for a value outside `[0, 1]` or NaN (the schema bounds it).
+    pub fn priority(mut self, priority: f64) -> Result<Self, InvalidPriority> {
+        if !(0.0..=1.0).contains(&priority) {
+            return Err(InvalidPriority { value: priority });
+        }
+        self.priority = Some(Priority(priority));
+        Ok(self)
+    }
+
+    /// When the underlying data last changed, as an ISO 8601 string
+    /// (`"2026-01-12T15:00:58Z"`). Sent as given.
+    #[must_use]
+    pub fn last_modified(mut self, timestamp: impl Into<String>) -> Self {
+        self.last_modified = Some(timestamp.into());
+        self
+    }
+
+    /// The audience, in order.
+    pub fn audience_roles(&self) -> &[Role] {
+        &self.audience
+    }
+
+    /// The priority, if set.
+    pub fn priority_value(&self) -> Option<f64> {
+        self.priority.map(|p| p.0)
+    }
+
+    /// The last-modified timestamp, if set.
+    pub fn last_modified_value(&self) -> Option<&str> {
+        self.last_modified.as_deref()
+    }
+
+    /// Whether nothing is set.
+    pub fn is_empty(&self) -> bool {
+        self.audience.is_empty() && self.priority.is_none() && self.last_modified.is_none()
+    }
+}
+
+impl Serialize for Annotations {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Audience<'a>(&'a [Role]);
+        impl Serialize for Audience<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut seq = s.serialize_seq(Some(self.0.len()))?;
+                for r in self.0 {
+                    seq.serialize_element(r.as_str())?;
+                }
+                seq.end()
+            }
+        }
+        let mut m = s.serialize_map(None)?;
+        if !self.audience.is_empty() {
+            m.serialize_entry("audience", &Audience(&self.audience))?;
+        }
+        if let Some(p) = self.priority {
+            m.serialize_entry("priority", &p.0)?;
+        }
+        if let Some(t) = &self.last_modified {
+            m.serialize_entry("lastModified", t)?;
+        }
+        m.end()
+    }
+}
+
+/// A priority outside `[0, 1]` (or NaN), refused by [`Annotations::priority`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InvalidPriority {
+    value: f64,
+}
+
+impl InvalidPriority {
+    /// The refused value.
+    pub fn value(&self) -> f64 {
+        self.value
+    }
+}
+
+impl fmt::Display for InvalidPriority {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "priority {} is outside [0, 1]", self.value)
+    }
+}
+
+impl std::error::Error for InvalidPriority {}
