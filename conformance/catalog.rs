@@ -2,14 +2,16 @@
 //! with the strings its reference server returns. Included by `examples/conformance_server.rs`
 //! through `#[path]`; the crate itself holds no tools.
 //!
-//! Only what the core serves is here: text tool content, text and blob resources, text
-//! prompts. Scenarios needing more are baselined in `conformance/baseline-*.yml`.
+//! Only what the core serves is here: every content block in tool results and prompt
+//! messages, text and blob resources, completion of prompt arguments and template variables.
+//! Scenarios needing more are baselined in `conformance/baseline-*.yml`.
 
 use beam_mcp::catalog::{
-    CommandClass, Mode, PromptArgument, PromptMessage, PromptSpec, ReadError, RenderError,
-    RenderedPrompt, ResourceContents, ResourceSpec, ResourceTemplateSpec, Role,
+    CommandClass, CompleteError, Completion, CompletionRef, CompletionRequest, Mode,
+    PromptArgument, PromptMessage, PromptSpec, ReadError, RenderError, RenderedPrompt,
+    ResourceContents, ResourceSpec, ResourceTemplateSpec, Role,
 };
-use beam_mcp::{Arguments, Catalog, ToolCall, ToolError, ToolOutput, ToolSpec};
+use beam_mcp::{Arguments, Catalog, Content, ToolCall, ToolError, ToolOutput, ToolSpec};
 
 /// A 1x1 transparent PNG, the suite's binary fixture.
 const PNG_1X1: [u8; 67] = [
@@ -19,6 +21,27 @@ const PNG_1X1: [u8; 67] = [
     0x05, 0x00, 0x01, 0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae,
     0x42, 0x60, 0x82,
 ];
+
+/// A 16-bit mono PCM WAV file at 8 kHz holding four samples of silence: the audio fixture.
+fn wav() -> Vec<u8> {
+    const SAMPLES: u32 = 4;
+    let data_len = SAMPLES * 2;
+    let mut w = Vec::with_capacity(44 + data_len as usize);
+    w.extend_from_slice(b"RIFF");
+    w.extend_from_slice(&(36 + data_len).to_le_bytes());
+    w.extend_from_slice(b"WAVEfmt ");
+    w.extend_from_slice(&16u32.to_le_bytes()); // fmt chunk size
+    w.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    w.extend_from_slice(&1u16.to_le_bytes()); // mono
+    w.extend_from_slice(&8000u32.to_le_bytes()); // sample rate
+    w.extend_from_slice(&16000u32.to_le_bytes()); // byte rate
+    w.extend_from_slice(&2u16.to_le_bytes()); // block align
+    w.extend_from_slice(&16u16.to_le_bytes()); // bits per sample
+    w.extend_from_slice(b"data");
+    w.extend_from_slice(&data_len.to_le_bytes());
+    w.resize(44 + data_len as usize, 0);
+    w
+}
 
 const STATIC_TEXT: &str = "test://static-text";
 const STATIC_BINARY: &str = "test://static-binary";
@@ -36,6 +59,22 @@ pub(crate) fn catalog() -> Catalog {
         .tool(tool(
             "test_simple_text",
             "Returns a simple text response for testing.",
+        ))
+        .tool(tool(
+            "test_image_content",
+            "Returns an image (a 1x1 PNG) for testing.",
+        ))
+        .tool(tool(
+            "test_audio_content",
+            "Returns audio (a short WAV) for testing.",
+        ))
+        .tool(tool(
+            "test_embedded_resource",
+            "Returns an embedded text resource for testing.",
+        ))
+        .tool(tool(
+            "test_multiple_content_types",
+            "Returns text, an image and an embedded resource, in that order.",
         ))
         .tool(tool(
             "test_error_handling",
@@ -109,8 +148,21 @@ pub(crate) fn catalog() -> Catalog {
                         .required(true),
                 ),
         )
+        .prompt(
+            PromptSpec::new("test_prompt_with_embedded_resource")
+                .description("A prompt that embeds a resource.")
+                .argument(
+                    PromptArgument::new("resourceUri")
+                        .description("URI of the resource to embed")
+                        .required(true),
+                ),
+        )
+        .prompt(
+            PromptSpec::new("test_prompt_with_image").description("A prompt that carries an image."),
+        )
         .reader(read)
         .renderer(render)
+        .completer(complete)
 }
 
 /// The dispatch: one arm per tool.
@@ -119,6 +171,24 @@ pub(crate) async fn dispatch(call: ToolCall) -> Result<ToolOutput, ToolError> {
         "test_simple_text" => Ok(ToolOutput::text(
             "This is a simple text response for testing.",
         )),
+        "test_image_content" => Ok(ToolOutput::block(Content::image(PNG_1X1, "image/png"))),
+        "test_audio_content" => Ok(ToolOutput::block(Content::audio(wav(), "audio/wav"))),
+        "test_embedded_resource" => Ok(ToolOutput::block(Content::resource(
+            ResourceContents::text(
+                "test://embedded-resource",
+                "This is an embedded resource content.",
+            )
+            .mime_type("text/plain"),
+        ))),
+        "test_multiple_content_types" => Ok(ToolOutput::text("Multiple content types test:")
+            .and(Content::image(PNG_1X1, "image/png"))
+            .and(Content::resource(
+                ResourceContents::text(
+                    "test://mixed-content-resource",
+                    r#"{"test":"data","value":123}"#,
+                )
+                .mime_type("application/json"),
+            ))),
         "test_error_handling" => Err(ToolError::new(
             "This tool intentionally returns an error for testing",
         )),
@@ -167,25 +237,60 @@ async fn read(uri: String) -> Result<Vec<ResourceContents>, ReadError> {
 }
 
 async fn render(name: String, args: Arguments) -> Result<RenderedPrompt, RenderError> {
-    let text = match name.as_str() {
-        "test_simple_prompt" => "This is a simple prompt for testing.".to_owned(),
-        "test_prompt_with_arguments" => {
-            let arg = |k: &str| {
-                args.get(k)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or_default()
-                    .to_owned()
-            };
+    let arg = |k: &str| {
+        args.get(k)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let messages = match name.as_str() {
+        "test_simple_prompt" => vec![PromptMessage::new(
+            Role::User,
+            "This is a simple prompt for testing.",
+        )],
+        "test_prompt_with_arguments" => vec![PromptMessage::new(
+            Role::User,
             format!(
                 "Prompt with arguments: arg1='{}', arg2='{}'",
                 arg("arg1"),
                 arg("arg2")
-            )
-        }
+            ),
+        )],
+        "test_prompt_with_embedded_resource" => vec![
+            PromptMessage::with_content(
+                Role::User,
+                Content::resource(
+                    ResourceContents::text(
+                        arg("resourceUri"),
+                        "Embedded resource content for testing.",
+                    )
+                    .mime_type("text/plain"),
+                ),
+            ),
+            PromptMessage::new(Role::User, "Please process the embedded resource above."),
+        ],
+        "test_prompt_with_image" => vec![
+            PromptMessage::with_content(Role::User, Content::image(PNG_1X1, "image/png")),
+            PromptMessage::new(Role::User, "Please analyze the image above."),
+        ],
         other => return Err(RenderError::new(format!("no such prompt: {other}"))),
     };
-    Ok(RenderedPrompt::new(vec![PromptMessage::new(
-        Role::User,
-        text,
-    )]))
+    Ok(RenderedPrompt::new(messages))
+}
+
+/// The completer: the candidates of each argument that start with the caller's partial value.
+async fn complete(request: CompletionRequest) -> Result<Completion, CompleteError> {
+    let candidates: &[&str] = match (&request.target, &*request.argument) {
+        (CompletionRef::Prompt(_), "arg1") => &["test", "testing", "tested", "other"],
+        (CompletionRef::Prompt(_), "arg2") => &["world", "word", "work"],
+        (CompletionRef::ResourceTemplate(_), "id") => &["1", "12", "123"],
+        _ => &[],
+    };
+    let values: Vec<&str> = candidates
+        .iter()
+        .copied()
+        .filter(|c| c.starts_with(request.value.as_str()))
+        .collect();
+    let total = values.len() as u64;
+    Ok(Completion::new(values).total(total))
 }

@@ -3,37 +3,27 @@
 //! ```text
 //! cargo run --example conformance_server -- --http 127.0.0.1:3917
 //! cargo run --example conformance_server -- --http 127.0.0.1:0 --print-addr
+//! cargo run --example conformance_server -- --stdio
 //! ```
 //!
 //! Serves `conformance/catalog.rs` over stateless HTTP at `/mcp`. With `--print-addr` the
 //! bound address is printed on stdout once the socket listens (port 0 picks a free one).
+//! With `--stdio` the same catalog is served over stdio at both revisions, which the suite
+//! cannot reach: the project's own tests drive it there (`tests/stdio_content.rs`).
 
-#[cfg(feature = "http")]
 #[path = "../conformance/catalog.rs"]
 mod catalog;
 
+use beam_mcp::{Server, ServerConfig};
 use std::process::ExitCode;
 
-#[cfg(feature = "http")]
 #[tokio::main]
 async fn main() -> ExitCode {
-    use beam_mcp::transport::http::{serve, AllowedOrigins, HttpService};
-    use beam_mcp::{Server, ServerConfig};
-    use std::io::Write;
-
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (addr, print) = match args.as_slice() {
-        [flag, addr] if flag == "--http" => (addr.clone(), false),
-        [flag, addr, p] if flag == "--http" && p == "--print-addr" => (addr.clone(), true),
-        _ => {
-            eprintln!("usage: conformance_server --http ADDR [--print-addr]");
-            return ExitCode::FAILURE;
-        }
-    };
     let config = ServerConfig::new(catalog::catalog())
         .server_name("beam-mcp-conformance")
         .dispatch(catalog::dispatch);
@@ -44,7 +34,35 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let listener = match tokio::net::TcpListener::bind(&addr).await {
+    match args.as_slice() {
+        [flag] if flag == "--stdio" => {
+            match beam_mcp::transport::stdio::serve_stdio(server).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("conformance_server: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        #[cfg(feature = "http")]
+        [flag, addr] if flag == "--http" => http(server, addr, false).await,
+        #[cfg(feature = "http")]
+        [flag, addr, p] if flag == "--http" && p == "--print-addr" => {
+            http(server, addr, true).await
+        }
+        _ => {
+            eprintln!("usage: conformance_server --http ADDR [--print-addr] | --stdio");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(feature = "http")]
+async fn http(server: Server, addr: &str, print: bool) -> ExitCode {
+    use beam_mcp::transport::http::{serve, AllowedOrigins, HttpService};
+    use std::io::Write;
+
+    let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(l) => l,
         Err(e) => {
             eprintln!("conformance_server: cannot bind {addr}: {e}");
@@ -75,10 +93,4 @@ async fn main() -> ExitCode {
     }
     tracing::info!(%bound, "serving the conformance harness at /mcp");
     match serve(listener, service).await {}
-}
-
-#[cfg(not(feature = "http"))]
-fn main() -> ExitCode {
-    eprintln!("conformance_server: built without the `http` feature");
-    ExitCode::FAILURE
 }
