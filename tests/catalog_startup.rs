@@ -227,3 +227,48 @@ fn what_tools_list_advertises_is_the_schema_tools_call_enforces() {
         json!({"type":"object"})
     );
 }
+
+#[test]
+fn output_schemas_are_compiled_at_startup_and_refused_naming_tool_and_pointer() {
+    let e = refuse(Catalog::new().tool(ToolSpec::new("t", "x").output_schema(
+        json!({"type":"object","properties":{"celsius":{"type":"number","minimumm":0}}}),
+    )));
+    match &e {
+        ConfigError::OutputSchema { tool, source } => {
+            assert_eq!(tool, "t");
+            assert_eq!(source.pointer(), "/properties/celsius/minimumm");
+        }
+        other => panic!("{other}"),
+    }
+    assert!(e.to_string().contains("output schema"), "{e}");
+    assert!(e.to_string().contains("/properties/celsius"), "{e}");
+
+    let e = refuse(Catalog::new().tool(
+        ToolSpec::new("t", "x").output_schema(json!({"type":"object","required":"celsius"})),
+    ));
+    assert!(matches!(e, ConfigError::OutputSchema { .. }), "{e}");
+}
+
+#[test]
+fn output_schema_root_must_be_an_object() {
+    for root in [
+        json!({"type":"array"}),
+        json!({}),
+        json!({"type":["object","null"]}),
+    ] {
+        let e = refuse(Catalog::new().tool(ToolSpec::new("t", "x").output_schema(root.clone())));
+        assert_eq!(
+            e,
+            ConfigError::OutputSchemaRootNotObject { tool: "t".into() },
+            "{root}"
+        );
+    }
+    // Accepted, and advertised exactly as given beside the input schema.
+    let schema =
+        json!({"type":"object","properties":{"celsius":{"type":"number"}},"required":["celsius"]});
+    let server = Server::new(with_dispatch(
+        Catalog::new().tool(ToolSpec::new("t", "x").output_schema(schema.clone())),
+    ))
+    .unwrap();
+    assert_eq!(server.advertised_tool("t").unwrap()["outputSchema"], schema);
+}

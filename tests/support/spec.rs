@@ -41,13 +41,17 @@ impl Spec {
             .clone()
     }
 
-    /// Panics unless `instance` is valid against `def`.
-    pub fn check(&self, def: &str, instance: &Value) {
-        let v = self.validator(def);
-        let errors: Vec<String> = v
+    /// Every violation of `def` by `instance` (empty when it is valid).
+    pub fn errors(&self, def: &str, instance: &Value) -> Vec<String> {
+        self.validator(def)
             .iter_errors(instance)
             .map(|e| format!("{} at {}", e, e.instance_path()))
-            .collect();
+            .collect()
+    }
+
+    /// Panics unless `instance` is valid against `def`.
+    pub fn check(&self, def: &str, instance: &Value) {
+        let errors = self.errors(def, instance);
         assert!(
             errors.is_empty(),
             "{def} rejects {instance}:\n{}",
