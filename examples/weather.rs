@@ -5,12 +5,15 @@
 //! cargo run --example weather -- --http 127.0.0.1:4000
 //! ```
 //!
-//! One tool (`get_weather`), two resources (a list and a template) and one prompt. The
-//! weather itself is canned: this is an example of embedding, not of meteorology.
+//! One tool (`get_weather`, with a structured result under an output schema), two resources
+//! (a list and a template), one prompt, and a completer for the prompt's `place` and the
+//! template's `name`. The weather itself is canned: this is an example of embedding, not of
+//! meteorology.
 
 use beam_mcp::catalog::{
-    CommandClass, Mode, PromptArgument, PromptMessage, PromptSpec, ReadError, RenderError,
-    RenderedPrompt, ResourceContents, ResourceSpec, ResourceTemplateSpec, Role,
+    CommandClass, CompleteError, Completion, CompletionRequest, Mode, PromptArgument,
+    PromptMessage, PromptSpec, ReadError, RenderError, RenderedPrompt, ResourceContents,
+    ResourceSpec, ResourceTemplateSpec, Role,
 };
 use beam_mcp::{
     Arguments, Catalog, Server, ServerConfig, ToolCall, ToolError, ToolOutput, ToolSpec,
@@ -18,7 +21,8 @@ use beam_mcp::{
 use serde_json::json;
 use std::process::ExitCode;
 
-const PLACES: [(&str, &str); 2] = [("Oslo", "12°C, light rain"), ("Lima", "19°C, overcast")];
+/// Each station: its place, the temperature in °C, the conditions.
+const PLACES: [(&str, i64, &str); 2] = [("Oslo", 12, "light rain"), ("Lima", 19, "overcast")];
 
 fn catalog() -> Catalog {
     Catalog::new()
@@ -31,6 +35,16 @@ fn catalog() -> Catalog {
                     "properties": {"place": {"type": "string", "minLength": 1, "maxLength": 64}},
                     "required": ["place"],
                     "additionalProperties": false
+                }))
+                .output_schema(json!({
+                    "type": "object",
+                    "properties": {
+                        "place": {"type": "string"},
+                        "celsius": {"type": "integer"},
+                        "conditions": {"type": "string"}
+                    },
+                    "required": ["place", "celsius", "conditions"],
+                    "additionalProperties": false
                 })),
         )
         .resource(ResourceSpec::new("weather://places", "places").mime_type("text/plain"))
@@ -42,6 +56,7 @@ fn catalog() -> Catalog {
         )
         .reader(read_resource)
         .renderer(get_prompt)
+        .completer(complete_place)
 }
 
 async fn get_weather(call: ToolCall) -> Result<ToolOutput, ToolError> {
@@ -51,22 +66,28 @@ async fn get_weather(call: ToolCall) -> Result<ToolOutput, ToolError> {
         .get("place")
         .and_then(|v| v.as_str())
         .unwrap_or_default();
-    match PLACES.iter().find(|(p, _)| p.eq_ignore_ascii_case(place)) {
-        Some((p, w)) => Ok(ToolOutput::text(format!("{p}: {w}"))),
+    match PLACES.iter().find(|(p, ..)| p.eq_ignore_ascii_case(place)) {
+        Some((p, celsius, conditions)) => {
+            Ok(ToolOutput::text(format!("{p}: {celsius}°C, {conditions}"))
+                .and_structured(json!({"place": p, "celsius": celsius, "conditions": conditions})))
+        }
         None => Err(ToolError::new(format!("no weather station for {place}"))),
     }
 }
 
 async fn read_resource(uri: String) -> Result<Vec<ResourceContents>, ReadError> {
     if uri == "weather://places" {
-        let names: Vec<&str> = PLACES.iter().map(|(p, _)| *p).collect();
+        let names: Vec<&str> = PLACES.iter().map(|(p, ..)| *p).collect();
         return Ok(vec![
             ResourceContents::text(uri, names.join("\n")).mime_type("text/plain")
         ]);
     }
     let name = uri.strip_prefix("weather://place/").unwrap_or_default();
-    match PLACES.iter().find(|(p, _)| *p == name) {
-        Some((_, w)) => Ok(vec![ResourceContents::text(uri.clone(), *w)]),
+    match PLACES.iter().find(|(p, ..)| *p == name) {
+        Some((_, celsius, conditions)) => Ok(vec![ResourceContents::text(
+            uri.clone(),
+            format!("{celsius}°C, {conditions}"),
+        )]),
         None => Err(ReadError::new(format!("no such place: {name}"))),
     }
 }
@@ -81,6 +102,19 @@ async fn get_prompt(_name: String, args: Arguments) -> Result<RenderedPrompt, Re
         format!("What is the forecast for {place}?"),
     )])
     .description("A forecast request."))
+}
+
+/// Completes a place (the prompt's `place`, the template's `name`): the stations whose name
+/// starts with what the caller typed, ignoring case.
+async fn complete_place(request: CompletionRequest) -> Result<Completion, CompleteError> {
+    let typed = request.value.to_lowercase();
+    let matches: Vec<&str> = PLACES
+        .iter()
+        .map(|(p, ..)| *p)
+        .filter(|p| p.to_lowercase().starts_with(&typed))
+        .collect();
+    let total = matches.len() as u64;
+    Ok(Completion::new(matches).total(total))
 }
 
 #[tokio::main]

@@ -64,7 +64,8 @@ async fn discover_is_answered_bare_with_the_full_modern_result() {
         r["result"]["capabilities"]["resources"],
         json!({"listChanged": false, "subscribe": false})
     );
-    assert!(r["result"]["capabilities"].get("completions").is_none());
+    // The example gives a completer: completion is advertised.
+    assert_eq!(r["result"]["capabilities"]["completions"], json!({}));
     // Matched before the revision switch: a _meta naming anything does not change it.
     let r2 = c
         .request(json!({"jsonrpc":"2.0","id":2,"method":"server/discover",
@@ -531,4 +532,84 @@ async fn resources_and_prompts_at_both_revisions() {
         ))
         .await;
     assert_eq!(code(&undeclared), -32602);
+}
+
+#[tokio::test]
+async fn structured_results_and_completion_at_both_revisions() {
+    let (m, l) = (Spec::load(MODERN), Spec::load(LEGACY));
+    let mut c = weather();
+    for (spec, mk) in [(&m, modern as fn(i64, &str, Value) -> Value), (&l, req)] {
+        let list = c.request(mk(20, "tools/list", json!({}))).await;
+        spec.check_response("ListToolsResult", &list);
+        let schema = &list["result"]["tools"][0]["outputSchema"];
+        assert_eq!(
+            schema["required"],
+            json!(["place", "celsius", "conditions"])
+        );
+        let ok = c
+            .request(mk(
+                21,
+                "tools/call",
+                json!({"name":"get_weather","arguments":{"place":"lima"}}),
+            ))
+            .await;
+        spec.check_response("CallToolResult", &ok);
+        assert_eq!(
+            ok["result"]["structuredContent"],
+            json!({"place": "Lima", "celsius": 19, "conditions": "overcast"})
+        );
+        assert_eq!(ok["result"]["content"][0]["text"], "Lima: 19°C, overcast");
+        // A tool error carries no structured result, and needs none.
+        let err = c
+            .request(mk(
+                22,
+                "tools/call",
+                json!({"name":"get_weather","arguments":{"place":"Mars"}}),
+            ))
+            .await;
+        spec.check_response("CallToolResult", &err);
+        assert_eq!(err["result"]["isError"], true);
+        assert!(err["result"].get("structuredContent").is_none());
+
+        let prompt = c
+            .request(mk(
+                23,
+                "completion/complete",
+                json!({"ref": {"type": "ref/prompt", "name": "forecast"},
+                       "argument": {"name": "place", "value": "o"}}),
+            ))
+            .await;
+        spec.check_response("CompleteResult", &prompt);
+        assert_eq!(
+            prompt["result"]["completion"],
+            json!({"values": ["Oslo"], "total": 1, "hasMore": false})
+        );
+        let template = c
+            .request(mk(
+                24,
+                "completion/complete",
+                json!({"ref": {"type": "ref/resource", "uri": "weather://place/{name}"},
+                       "argument": {"name": "name", "value": ""}}),
+            ))
+            .await;
+        spec.check_response("CompleteResult", &template);
+        assert_eq!(
+            template["result"]["completion"]["values"],
+            json!(["Oslo", "Lima"])
+        );
+        let wrong = c
+            .request(mk(
+                25,
+                "completion/complete",
+                json!({"ref": {"type": "ref/prompt", "name": "forecast"},
+                       "argument": {"name": "name", "value": ""}}),
+            ))
+            .await;
+        assert_eq!(
+            code(&wrong),
+            -32602,
+            "`name` is the template's, not the prompt's"
+        );
+        assert_eq!(wrong["error"]["data"]["argument"], "name");
+    }
 }
