@@ -19,7 +19,7 @@ use spec::Spec;
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use support::{rpc, spawn, Client, Proto, BOTH, MODERN};
+use support::{rpc, spawn, Client, BOTH, MODERN};
 
 /// Everything the server logs in this test binary (one global subscriber: host work runs on
 /// the runtime's worker threads).
@@ -229,151 +229,151 @@ async fn structured_results_are_advertised_and_checked_on_the_way_out() {
 async fn every_block_travels_over_http() {
     let m = Spec::load(MODERN);
     let addr = serve(Arc::default()).await;
-    let c = Client::new(Proto::H1, addr);
-    let r = c.post(&call("gallery")).await.json();
-    m.check_response("CallToolResult", &r);
-    let types: Vec<&str> = r["result"]["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["type"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        types,
-        ["text", "image", "audio", "resource", "resource_link"]
-    );
-    assert_eq!(r["result"]["content"][3]["resource"]["blob"], "/w==");
-    assert_eq!(
-        r["result"]["content"][4]["annotations"],
-        json!({"audience": ["user"], "priority": 0.5})
-    );
-    let p = c
-        .post(&rpc(
-            "prompts/get",
-            json!({"name": "p", "arguments": {"a": "x"}}),
-        ))
-        .await
-        .json();
-    m.check_response("GetPromptResult", &p);
-    assert_eq!(p["result"]["messages"][0]["role"], "assistant");
-    assert_eq!(
-        p["result"]["messages"][0]["content"]["type"],
-        "resource_link"
-    );
-    assert_eq!(p["result"]["messages"][1]["content"]["data"], "AQID");
+    for proto in BOTH {
+        let c = Client::new(proto, addr);
+        let r = c.post(&call("gallery")).await.json();
+        m.check_response("CallToolResult", &r);
+        let types: Vec<&str> = r["result"]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["type"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            types,
+            ["text", "image", "audio", "resource", "resource_link"]
+        );
+        assert_eq!(r["result"]["content"][3]["resource"]["blob"], "/w==");
+        assert_eq!(
+            r["result"]["content"][4]["annotations"],
+            json!({"audience": ["user"], "priority": 0.5})
+        );
+        let p = c
+            .post(&rpc(
+                "prompts/get",
+                json!({"name": "p", "arguments": {"a": "x"}}),
+            ))
+            .await
+            .json();
+        m.check_response("GetPromptResult", &p);
+        assert_eq!(p["result"]["messages"][0]["role"], "assistant");
+        assert_eq!(
+            p["result"]["messages"][0]["content"]["type"],
+            "resource_link"
+        );
+        assert_eq!(p["result"]["messages"][1]["content"]["data"], "AQID");
+    }
 }
 
 #[tokio::test]
 async fn completion_is_bounded_keyed_by_the_catalog_and_refused_before_the_completer() {
     let m = Spec::load(MODERN);
-    let seen = Arc::new(Seen::default());
-    let addr = serve(seen.clone()).await;
-    let c = Client::new(Proto::H2, addr);
-    let d = c.post(&rpc("server/discover", json!({}))).await.json();
-    assert_eq!(d["result"]["capabilities"]["completions"], json!({}));
+    for proto in BOTH {
+        let seen = Arc::new(Seen::default());
+        let addr = serve(seen.clone()).await;
+        let c = Client::new(proto, addr);
+        let d = c.post(&rpc("server/discover", json!({}))).await.json();
+        assert_eq!(d["result"]["capabilities"]["completions"], json!({}));
 
-    let prompt = json!({"type": "ref/prompt", "name": "p"});
-    for _ in 0..2 {
-        let resp = c
-            .post(&complete(
-                prompt.clone(),
-                "a",
-                "v1",
-                json!({"b": "x", "undeclared": "y"}),
-            ))
-            .await;
-        assert_eq!(resp.status, 200);
-        let r = resp.json();
-        m.check_response("CompleteResult", &r);
-        let completion = &r["result"]["completion"];
-        assert_eq!(
-            completion["values"].as_array().unwrap().len(),
-            MAX_COMPLETION_VALUES
-        );
-        assert_eq!(completion["values"][99], "v99");
-        assert_eq!(completion["total"], 150);
-        assert_eq!(completion["hasMore"], true);
-    }
-    {
-        let requests = seen.requests.lock().unwrap();
-        let (one, two) = (&requests[0], &requests[1]);
-        assert_eq!(one.value, "v1");
-        // The argument and the context keys are the catalog's own Arcs, shared by every
-        // request, never strings allocated from the caller's.
-        assert!(Arc::ptr_eq(&one.argument, &two.argument));
-        let keys = |r: &CompletionRequest| {
-            r.arguments
-                .entries()
-                .map(|(k, _)| k.clone())
-                .collect::<Vec<_>>()
-        };
-        let (k1, k2) = (keys(one), keys(two));
-        assert_eq!(k1.len(), 1, "undeclared context names are dropped");
-        assert_eq!(&*k1[0], "b");
-        assert!(Arc::ptr_eq(&k1[0], &k2[0]));
-        assert_eq!(one.arguments.get("b"), Some(&json!("x")));
-        assert!(one.arguments.get("undeclared").is_none());
-        if let CompletionRef::Prompt(n) = &one.target {
-            assert_eq!(&**n, "p");
-        } else {
-            panic!("{:?}", one.target);
+        let prompt = json!({"type": "ref/prompt", "name": "p"});
+        for _ in 0..2 {
+            let resp = c
+                .post(&complete(
+                    prompt.clone(),
+                    "a",
+                    "v1",
+                    json!({"b": "x", "undeclared": "y"}),
+                ))
+                .await;
+            assert_eq!(resp.status, 200);
+            let r = resp.json();
+            m.check_response("CompleteResult", &r);
+            let completion = &r["result"]["completion"];
+            assert_eq!(
+                completion["values"].as_array().unwrap().len(),
+                MAX_COMPLETION_VALUES
+            );
+            assert_eq!(completion["values"][99], "v99");
+            assert_eq!(completion["total"], 150);
+            assert_eq!(completion["hasMore"], true);
         }
-    }
+        {
+            let requests = seen.requests.lock().unwrap();
+            let (one, two) = (&requests[0], &requests[1]);
+            assert_eq!(one.value, "v1");
+            // The argument and the context keys are the catalog's own Arcs, shared by every
+            // request, never strings allocated from the caller's.
+            assert!(Arc::ptr_eq(&one.argument, &two.argument));
+            let keys = |r: &CompletionRequest| {
+                r.arguments
+                    .entries()
+                    .map(|(k, _)| k.clone())
+                    .collect::<Vec<_>>()
+            };
+            let (k1, k2) = (keys(one), keys(two));
+            assert_eq!(k1.len(), 1, "undeclared context names are dropped");
+            assert_eq!(&*k1[0], "b");
+            assert!(Arc::ptr_eq(&k1[0], &k2[0]));
+            assert_eq!(one.arguments.get("b"), Some(&json!("x")));
+            assert!(one.arguments.get("undeclared").is_none());
+            if let CompletionRef::Prompt(n) = &one.target {
+                assert_eq!(&**n, "p");
+            } else {
+                panic!("{:?}", one.target);
+            }
+        }
 
-    // The host's refusal travels as -32602 with its reason; a panic is -32603, logged.
-    let r = c
-        .post(&complete(prompt.clone(), "b", "", json!({})))
-        .await
-        .json();
-    m.check_response("CompleteResult", &r);
-    assert_eq!(r["error"]["code"], -32602);
-    assert_eq!(
-        r["error"]["data"],
-        json!({"argument": "b", "reason": "no suggestions for b"})
-    );
-    let template = json!({"type": "ref/resource", "uri": "t://{x}/y"});
-    let r = c
-        .post(&complete(template.clone(), "x", "", json!({})))
-        .await
-        .json();
-    assert_eq!(r["error"]["code"], -32603);
-    assert!(logged().contains("completer panicked"));
-    let called = seen.calls.load(Ordering::SeqCst);
-    assert_eq!(called, 4);
-
-    // Refused before the completer runs: it is not called again.
-    for (reference, argument) in [
-        (prompt.clone(), "x"),
-        (template.clone(), "a"),
-        (json!({"type": "ref/prompt", "name": "q"}), "a"),
-        (json!({"type": "ref/resource", "uri": "t://1/y"}), "x"),
-    ] {
+        // The host's refusal travels as -32602 with its reason; a panic is -32603, logged.
         let r = c
-            .post(&complete(reference.clone(), argument, "", json!({})))
+            .post(&complete(prompt.clone(), "b", "", json!({})))
             .await
             .json();
-        assert_eq!(r["error"]["code"], -32602, "{reference} {argument}: {r}");
+        m.check_response("CompleteResult", &r);
+        assert_eq!(r["error"]["code"], -32602);
+        assert_eq!(
+            r["error"]["data"],
+            json!({"argument": "b", "reason": "no suggestions for b"})
+        );
+        let template = json!({"type": "ref/resource", "uri": "t://{x}/y"});
+        let r = c
+            .post(&complete(template.clone(), "x", "", json!({})))
+            .await
+            .json();
+        assert_eq!(r["error"]["code"], -32603);
+        assert!(logged().contains("completer panicked"));
+        let called = seen.calls.load(Ordering::SeqCst);
+        assert_eq!(called, 4);
+
+        // Refused before the completer runs: it is not called again.
+        for (reference, argument) in [
+            (prompt.clone(), "x"),
+            (template.clone(), "a"),
+            (json!({"type": "ref/prompt", "name": "q"}), "a"),
+            (json!({"type": "ref/resource", "uri": "t://1/y"}), "x"),
+        ] {
+            let r = c
+                .post(&complete(reference.clone(), argument, "", json!({})))
+                .await
+                .json();
+            assert_eq!(r["error"]["code"], -32602, "{reference} {argument}: {r}");
+        }
+        assert_eq!(seen.calls.load(Ordering::SeqCst), called);
     }
-    assert_eq!(seen.calls.load(Ordering::SeqCst), called);
 }
 
 #[tokio::test]
 async fn without_a_completer_completion_is_not_advertised_and_not_served() {
     let addr = spawn(support::service()).await;
-    let c = Client::new(Proto::H1, addr);
-    let d = c.post(&rpc("server/discover", json!({}))).await.json();
-    assert!(
-        d["result"]["capabilities"].get("completions").is_none(),
-        "{d}"
-    );
-    let resp = c
-        .post(&complete(
-            json!({"type": "ref/prompt", "name": "p"}),
-            "a",
-            "",
-            json!({}),
-        ))
-        .await;
-    assert_eq!(resp.status, 404);
-    assert_eq!(resp.code(), -32601);
+    for proto in BOTH {
+        let c = Client::new(proto, addr);
+        let d = c.post(&rpc("server/discover", json!({}))).await.json();
+        assert!(
+            d["result"]["capabilities"].get("completions").is_none(),
+            "{d}"
+        );
+        let reference = json!({"type": "ref/prompt", "name": "p"});
+        let resp = c.post(&complete(reference, "a", "", json!({}))).await;
+        assert_eq!(resp.status, 404);
+        assert_eq!(resp.code(), -32601);
+    }
 }
