@@ -200,6 +200,7 @@ async fn structured_results_are_advertised_and_checked_on_the_way_out() {
             ("not_object", "not a JSON object"),
         ] {
             let resp = c.post(&call(tool)).await;
+            assert_eq!(resp.status, 200, "{tool}");
             let r = resp.json();
             m.check_response("CallToolResult", &r);
             assert_eq!(r["result"]["isError"], true, "{tool}: {r}");
@@ -351,10 +352,12 @@ async fn completion_is_bounded_keyed_by_the_catalog_and_refused_before_the_compl
             (json!({"type": "ref/prompt", "name": "q"}), "a"),
             (json!({"type": "ref/resource", "uri": "t://1/y"}), "x"),
         ] {
-            let r = c
+            let resp = c
                 .post(&complete(reference.clone(), argument, "", json!({})))
-                .await
-                .json();
+                .await;
+            assert_eq!(resp.status, 200, "{reference} {argument}");
+            let r = resp.json();
+            m.check_response("CompleteResult", &r);
             assert_eq!(r["error"]["code"], -32602, "{reference} {argument}: {r}");
         }
         assert_eq!(seen.calls.load(Ordering::SeqCst), called);
