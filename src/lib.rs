@@ -38,6 +38,7 @@
 pub mod catalog;
 pub mod connectome;
 pub mod content;
+pub mod metrics;
 mod dispatch;
 mod error;
 pub mod protocol;

@@ -1,5 +1,6 @@
 //! Host work the core hands back to a transport: a tool call, a read, a rendering.
 
+use crate::metrics;
 use super::route::not_found;
 use super::{Inner, Reply};
 use crate::catalog::{Completer, CompletionRequest, PromptRenderer, ResourceReader};
@@ -153,6 +154,7 @@ impl Pending {
                     collector.record_dispatch(&tool);
                 }
                 let span = crate::connectome::observed::dispatch_span(&tool);
+                let started = std::time::Instant::now();
                 let (outcome, host) = match guarded(|| dispatch.call(call)).instrument(span).await {
                     Ok(r) => (r, HostOutcome::Returned),
                     Err(()) => {
@@ -163,7 +165,16 @@ impl Pending {
                         )
                     }
                 };
+                let took = started.elapsed();
+                let returned_ok = outcome.is_ok();
                 let outcome = outcome.and_then(|out| conforming(&tool, output.as_ref(), out));
+                let counted = match (host, returned_ok, outcome.is_ok()) {
+                    (HostOutcome::Panicked, _, _) => metrics::ToolOutcome::Panic,
+                    (_, true, false) => metrics::ToolOutcome::Nonconforming,
+                    (_, _, false) => metrics::ToolOutcome::ToolError,
+                    (_, _, true) => metrics::ToolOutcome::Ok,
+                };
+                metrics::tool_call(&tool, counted, took);
                 (encode_tool_result(&inner, &id, revision, &outcome), host)
             }
             Work::Read { reader, uri } => {

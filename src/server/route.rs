@@ -5,6 +5,7 @@ use super::{Inner, Reply, Step};
 use crate::catalog::cursor::{page, ListKind};
 use crate::catalog::validated::{PromptEntry, ResourceEntryV, TemplateEntry, ToolEntry};
 use crate::dispatch::{CallContext, Carrier, ToolCall};
+use crate::metrics;
 use crate::protocol::{codes, encode_result, CacheScope, Incoming, RequestId, Revision, RpcError};
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
@@ -49,7 +50,9 @@ impl Era {
 
 pub(super) fn route(inner: &Arc<Inner>, m: Incoming, era: Era) -> Step {
     let carrier = era.carrier;
+    let counted = |revision: Option<Revision>| metrics::request(&m.method, revision, carrier);
     let Some(id) = m.id.clone() else {
+        counted(None);
         // Notifications are never answered, not even with an error.
         return match m.method.as_str() {
             "exit" | "shutdown" => Step::Close(None),
@@ -58,6 +61,7 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, era: Era) -> Step {
     };
     let fail = |e: RpcError| Step::Reply(Reply::error(Some(&id), &e));
     if m.top_level_meta {
+        counted(None);
         return fail(RpcError::invalid_params(
             "_meta belongs in params",
             json!({ "field": "_meta", "expected": "params._meta" }),
@@ -65,18 +69,29 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, era: Era) -> Step {
     }
     // Matched before the revision switch: discover is the era probe, initialize the legacy opener.
     match m.method.as_str() {
-        "server/discover" => return ok(inner, &id, Revision::V2026_07_28, discover(inner, era)),
+        "server/discover" => {
+            counted(Some(Revision::V2026_07_28));
+            return ok(inner, &id, Revision::V2026_07_28, discover(inner, era));
+        }
         // Where only 2026-07-28 is served, the legacy opener is not a method.
         "initialize" if !era.bare_is_legacy => {
-            return fail(RpcError::method_not_found("initialize"))
+            counted(None);
+            return fail(RpcError::method_not_found("initialize"));
         }
-        "initialize" => return ok_bare(&id, initialize(inner)),
+        "initialize" => {
+            counted(Some(Revision::V2025_11_25));
+            return ok_bare(&id, initialize(inner));
+        }
         _ => {}
     }
     let revision = match revision_of(&m, era) {
         Ok(r) => r,
-        Err(e) => return fail(e),
+        Err(e) => {
+            counted(None);
+            return fail(e);
+        }
     };
+    counted(Some(revision));
     let params = m.params.unwrap_or_default();
     let cat = &inner.catalog;
     match (m.method.as_str(), revision) {

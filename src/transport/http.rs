@@ -164,6 +164,8 @@ pub(crate) async fn connection(
         Ok(Ok(n)) if n > 0 => {}
         _ => return,
     }
+    crate::metrics::http_connections(1.0);
+    let _open = OpenConnection;
     let activity = Arc::new(Activity::new());
     let tracked = Tracked {
         service,
@@ -228,6 +230,15 @@ pub(crate) async fn connection(
                 }
             }
         }
+    }
+}
+
+/// Counts a served connection out of `mcp_http_connections_open` however it ends.
+struct OpenConnection;
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        crate::metrics::http_connections(-1.0);
     }
 }
 

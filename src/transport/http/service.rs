@@ -210,7 +210,14 @@ impl HttpService {
         let version = req.version();
         match self.answer(req).await {
             Ok(r) => r,
-            Err(refuse) => refuse.into_response(version),
+            Err(refuse) => {
+                crate::metrics::refusal(
+                    refuse.error.code(),
+                    Some(refuse.status.as_u16()),
+                    Carrier::Http,
+                );
+                refuse.into_response(version)
+            }
         }
     }
 
@@ -432,10 +439,11 @@ impl HttpService {
             Step::Pending(p) => self.config.exec.run(p).await,
             Step::Silent | Step::Close(None) => return Ok(empty(StatusCode::ACCEPTED)),
         };
-        Ok(refusal::json(
-            refusal::status_of(reply.error_code()),
-            reply.into_bytes(),
-        ))
+        let status = refusal::status_of(reply.error_code());
+        if let Some(code) = reply.error_code() {
+            crate::metrics::refusal(code, Some(status.as_u16()), Carrier::Http);
+        }
+        Ok(refusal::json(status, reply.into_bytes()))
     }
 
     /// Whether the request's `MCP-Protocol-Version` names 2026-07-28 (in any of its values).

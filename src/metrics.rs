@@ -1,0 +1,195 @@
+//! What the crate records through the [`metrics`] facade. The library installs no recorder and
+//! no exporter: a host that wants the figures installs one (the `weather` example's `--metrics`
+//! flag serves them to Prometheus). With no recorder every call here is a no-op.
+//!
+//! Every label value is chosen by the crate or the catalog, never by a caller: methods outside
+//! the MCP method table count as `other`, tools are the catalog's own names, so a caller cannot
+//! grow the number of series.
+//!
+//! | name | kind | labels | what |
+//! |---|---|---|---|
+//! | `mcp_requests_total` | counter | `method`, `revision`, `transport` | requests routed by the core |
+//! | `mcp_refusals_total` | counter | `reason`, `status`, `transport` | JSON-RPC errors answered (`status` is the HTTP status, `none` on stdio) |
+//! | `mcp_tool_calls_total` | counter | `tool`, `outcome` | tool calls run: `ok`, `tool_error`, `panic`, `nonconforming` |
+//! | `mcp_tool_call_duration_seconds` | histogram | `tool` | time in the host's dispatch |
+//! | `mcp_pool_queue_depth` | gauge | | calls waiting for a pool worker |
+//! | `mcp_pool_in_flight` | gauge | | calls running in the pool |
+//! | `mcp_pool_overloaded_total` | counter | | calls refused with `reason: "overloaded"` |
+//! | `mcp_pool_deadline_total` | counter | | calls answered `reason: "deadline"` |
+//! | `mcp_pool_panics_total` | counter | | host panics caught in the pool |
+//! | `mcp_pool_worker_restarts_total` | counter | | pool workers replaced |
+//! | `mcp_http_connections_open` | gauge | | HTTP connections being served |
+
+use crate::dispatch::Carrier;
+use crate::protocol::{codes, Revision};
+use std::time::Duration;
+
+/// Requests routed by the core.
+pub const REQUESTS: &str = "mcp_requests_total";
+/// JSON-RPC errors answered.
+pub const REFUSALS: &str = "mcp_refusals_total";
+/// Tool calls run.
+pub const TOOL_CALLS: &str = "mcp_tool_calls_total";
+/// Time in the host's dispatch, per tool.
+pub const TOOL_CALL_SECONDS: &str = "mcp_tool_call_duration_seconds";
+/// Calls waiting for a pool worker.
+pub const POOL_QUEUE_DEPTH: &str = "mcp_pool_queue_depth";
+/// Calls running in the pool.
+pub const POOL_IN_FLIGHT: &str = "mcp_pool_in_flight";
+/// Calls refused because the pool's queue was full.
+pub const POOL_OVERLOADED: &str = "mcp_pool_overloaded_total";
+/// Calls past the pool's deadline.
+pub const POOL_DEADLINES: &str = "mcp_pool_deadline_total";
+/// Host panics caught in the pool.
+pub const POOL_PANICS: &str = "mcp_pool_panics_total";
+/// Pool workers replaced.
+pub const POOL_WORKER_RESTARTS: &str = "mcp_pool_worker_restarts_total";
+/// HTTP connections being served.
+pub const HTTP_CONNECTIONS_OPEN: &str = "mcp_http_connections_open";
+
+/// The methods counted by name; any other counts as `other`.
+const METHODS: [&str; 18] = [
+    "server/discover",
+    "initialize",
+    "ping",
+    "shutdown",
+    "exit",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "notifications/initialized",
+    "notifications/cancelled",
+    "notifications/progress",
+    "notifications/roots/list_changed",
+    "logging/setLevel",
+];
+
+fn method_label(method: &str) -> &'static str {
+    METHODS
+        .iter()
+        .find(|m| **m == method)
+        .copied()
+        .unwrap_or("other")
+}
+
+fn transport_label(carrier: Carrier) -> &'static str {
+    match carrier {
+        Carrier::Stdio => "stdio",
+        Carrier::Http => "http",
+        Carrier::Host => "host",
+    }
+}
+
+fn reason_label(code: i64) -> &'static str {
+    match code {
+        codes::PARSE_ERROR => "parse_error",
+        codes::INVALID_REQUEST => "invalid_request",
+        codes::METHOD_NOT_FOUND => "method_not_found",
+        codes::INVALID_PARAMS => "invalid_params",
+        codes::INTERNAL_ERROR => "internal_error",
+        codes::RESOURCE_NOT_FOUND => "resource_not_found",
+        codes::HEADER_MISMATCH => "header_mismatch",
+        codes::MISSING_REQUIRED_CLIENT_CAPABILITY => "missing_client_capability",
+        codes::UNSUPPORTED_PROTOCOL_VERSION => "unsupported_protocol_version",
+        _ => "other",
+    }
+}
+
+/// A request the core routed, at the revision it was served at (`none` when it was refused
+/// before one was known).
+pub(crate) fn request(method: &str, revision: Option<Revision>, carrier: Carrier) {
+    metrics::counter!(
+        REQUESTS,
+        "method" => method_label(method),
+        "revision" => revision.map_or("none", Revision::as_str),
+        "transport" => transport_label(carrier),
+    )
+    .increment(1);
+}
+
+/// A JSON-RPC error answered with `code` (`status`: the HTTP status, or `None` off HTTP).
+pub(crate) fn refusal(code: i64, status: Option<u16>, carrier: Carrier) {
+    metrics::counter!(
+        REFUSALS,
+        "reason" => reason_label(code),
+        "status" => status_label(status),
+        "transport" => transport_label(carrier),
+    )
+    .increment(1);
+}
+
+fn status_label(status: Option<u16>) -> &'static str {
+    match status {
+        None => "none",
+        Some(200) => "200",
+        Some(400) => "400",
+        Some(403) => "403",
+        Some(404) => "404",
+        Some(405) => "405",
+        Some(406) => "406",
+        Some(408) => "408",
+        Some(411) => "411",
+        Some(413) => "413",
+        Some(415) => "415",
+        Some(500) => "500",
+        Some(_) => "other",
+    }
+}
+
+/// How a tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ToolOutcome {
+    Ok,
+    ToolError,
+    Panic,
+    Nonconforming,
+}
+
+/// A tool call that ran, how it ended and how long the host took. `tool` is the catalog's name.
+pub(crate) fn tool_call(tool: &std::sync::Arc<str>, outcome: ToolOutcome, took: Duration) {
+    let outcome = match outcome {
+        ToolOutcome::Ok => "ok",
+        ToolOutcome::ToolError => "tool_error",
+        ToolOutcome::Panic => "panic",
+        ToolOutcome::Nonconforming => "nonconforming",
+    };
+    metrics::counter!(TOOL_CALLS, "tool" => tool.clone(), "outcome" => outcome).increment(1);
+    metrics::histogram!(TOOL_CALL_SECONDS, "tool" => tool.clone()).record(took.as_secs_f64());
+}
+
+/// A pool event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) enum PoolEvent {
+    Overloaded,
+    Deadline,
+    Panic,
+    WorkerRestart,
+}
+
+pub(crate) fn pool_event(event: PoolEvent) {
+    let name = match event {
+        PoolEvent::Overloaded => POOL_OVERLOADED,
+        PoolEvent::Deadline => POOL_DEADLINES,
+        PoolEvent::Panic => POOL_PANICS,
+        PoolEvent::WorkerRestart => POOL_WORKER_RESTARTS,
+    };
+    metrics::counter!(name).increment(1);
+}
+
+/// The pool's queue depth and calls in flight, as they are now.
+pub(crate) fn pool_load(queued: usize, in_flight: usize) {
+    metrics::gauge!(POOL_QUEUE_DEPTH).set(queued as f64);
+    metrics::gauge!(POOL_IN_FLIGHT).set(in_flight as f64);
+}
+
+/// An HTTP connection opened (`+1`) or ended (`-1`).
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) fn http_connections(delta: f64) {
+    metrics::gauge!(HTTP_CONNECTIONS_OPEN).increment(delta);
+}
