@@ -5,6 +5,11 @@
 //! or `shutdown` stop the reading; what was already accepted is answered before the function
 //! returns. Nothing but protocol frames is written to the writer: logs go through `tracing`.
 //!
+//! The process's stdin is read by one thread for the life of the process ([`serve_stdio`] and
+//! the runtime's `process_stdio` share it): a connection that ends or is restarted hands the
+//! lines it has not taken, and a line half read, to the next one. Reading is cancel safe on
+//! any reader, so a connection asked to stop loses no partly read line either.
+//!
 //! [`serve`] runs host work on the connection's own tasks and puts no clock on it: a tool that
 //! never returns holds its request, and so the end of the connection, for ever. A host that
 //! needs a per-call deadline (and worker replacement after a panic) serves stdio through the
