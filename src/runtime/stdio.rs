@@ -4,7 +4,7 @@
 use super::catalog::Snapshot;
 use super::pool::Pool;
 use super::serving::Serving;
-use crate::transport::stdio::{serve_on, Input, StdioOptions};
+use crate::transport::stdio::{serve_on, Input, Output, StdioOptions};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::fmt;
 use std::sync::Arc;
@@ -13,7 +13,7 @@ use tokio::io::{AsyncBufRead, AsyncWrite};
 /// The two ends of one stdio connection.
 pub struct StdioIo {
     reader: Input<Box<dyn AsyncBufRead + Send + Unpin>>,
-    writer: Box<dyn AsyncWrite + Send + Unpin>,
+    writer: Output<Box<dyn AsyncWrite + Send + Unpin>>,
 }
 
 impl StdioIo {
@@ -25,7 +25,7 @@ impl StdioIo {
     ) -> Self {
         StdioIo {
             reader: Input::Stream(Box::new(reader)),
-            writer: Box::new(writer),
+            writer: Output::Stream(Box::new(writer)),
         }
     }
 
@@ -40,7 +40,7 @@ impl StdioIo {
     pub fn process() -> Self {
         StdioIo {
             reader: Input::Process,
-            writer: Box::new(tokio::io::stdout()),
+            writer: Output::Process,
         }
     }
 }

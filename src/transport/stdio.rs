@@ -18,7 +18,8 @@
 use crate::dispatch::Carrier;
 use crate::protocol::{codes, RpcError};
 use crate::server::{Reply, Server, Step};
-use crate::transport::{Direct, RunPending};
+use crate::transport::{Direct, Done, RunPending};
+use crate::BoxFuture;
 use lines::{Line, LineReader};
 use serde_json::json;
 use std::fmt;
@@ -32,6 +33,7 @@ use tokio::task::JoinSet;
 
 mod lines;
 mod stdin;
+mod stdout;
 
 /// The longest line accepted: 1 MiB, the same cap as an HTTP body.
 pub const MAX_LINE_BYTES: usize = 1024 * 1024;
@@ -109,7 +111,7 @@ pub async fn serve_stdio(server: Server) -> Result<(), StdioError> {
     serve_on(
         server,
         Input::<tokio::io::Empty>::Process,
-        tokio::io::stdout(),
+        Output::<tokio::io::Sink>::Process,
         StdioOptions::default(),
         Arc::new(Direct),
         std::future::pending(),
@@ -138,7 +140,7 @@ where
     serve_on(
         server,
         Input::Stream(reader),
-        writer,
+        Output::Stream(writer),
         options,
         Arc::new(Direct),
         std::future::pending(),
@@ -151,6 +153,14 @@ pub(crate) enum Input<R> {
     /// A reader of the connection's own.
     Stream(R),
     /// The process's stdin, taken over from the connection before (see `stdin.rs`).
+    Process,
+}
+
+/// Where a connection's replies go.
+pub(crate) enum Output<W> {
+    /// A writer of the connection's own, written by a task.
+    Stream(W),
+    /// The process's stdout, written by a thread (see `stdout.rs`).
     Process,
 }
 
@@ -190,7 +200,7 @@ impl<R: AsyncBufRead + Unpin> Source<R> {
 pub(crate) async fn serve_on<R, W>(
     server: Server,
     input: Input<R>,
-    writer: W,
+    output: Output<W>,
     options: StdioOptions,
     exec: Arc<dyn RunPending>,
     stop: impl Future<Output = ()>,
@@ -211,10 +221,19 @@ where
         },
     };
     let mut stopping = false;
-    let (tx, rx) = mpsc::channel::<Reply>(options.max_in_flight.max(1));
-    let mut writer_task = tokio::spawn(write_loop(writer, rx));
+    // Room for a reply from every request in flight (each reserves its slot when it starts)
+    // and as many answered by the core.
+    let in_flight_cap = options.max_in_flight.max(1);
+    let (tx, rx) = mpsc::channel::<Reply>(in_flight_cap.saturating_mul(2));
+    let mut writer_task: BoxFuture<io::Result<()>> = match output {
+        Output::Stream(writer) => {
+            let task = tokio::spawn(write_loop(writer, rx));
+            Box::pin(async move { task.await.unwrap_or_else(|e| Err(io::Error::other(e))) })
+        }
+        Output::Process => stdout::spawn_writer(rx),
+    };
     let mut writer_done = None;
-    let permits = Arc::new(Semaphore::new(options.max_in_flight.max(1)));
+    let permits = Arc::new(Semaphore::new(in_flight_cap));
     let mut in_flight = JoinSet::new();
     let mut read_error = None;
 
@@ -255,13 +274,18 @@ where
                         let Ok(permit) = permits.clone().acquire_owned().await else {
                             break;
                         };
-                        let tx = tx.clone();
-                        let exec = exec.clone();
-                        in_flight.spawn(async move {
-                            let reply = exec.run(p).await;
-                            let _ = tx.send(reply).await;
+                        // The reply's place in the writer's queue, taken now: whoever ends
+                        // the work (the pool's worker, or a task here) hands it straight on.
+                        let Ok(slot) = tx.clone().reserve_owned().await else {
+                            break;
+                        };
+                        let done: Done = Box::new(move |reply| {
+                            slot.send(reply);
                             drop(permit);
                         });
+                        if let Some(work) = exec.start(p, done) {
+                            in_flight.spawn(work);
+                        }
                     }
                     Step::Close(r) => {
                         if let Some(r) = r {
@@ -290,12 +314,13 @@ where
         in_flight.abort_all();
     }
     while in_flight.join_next().await.is_some() {}
+    // The writer ends once every reply is written: work handed off holds its slot, and so
+    // the channel open, until it is answered.
     drop(tx);
     let written = match writer_done {
         Some(done) => done,
         None => writer_task.await,
-    }
-    .unwrap_or_else(|e| Err(io::Error::other(e)));
+    };
     drop(lines);
     if let Some(e) = read_error {
         return Err(e);
