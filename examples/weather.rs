@@ -3,7 +3,14 @@
 //! ```text
 //! cargo run --example weather
 //! cargo run --example weather -- --http 127.0.0.1:4000
+//! cargo run --example weather -- --runtime-restarts 20 --restart-every-ms 25
 //! ```
+//!
+//! `--runtime-restarts N` serves stdio under the supervised runtime instead of the bare
+//! transport, and restarts the stdio connection N times, every `--restart-every-ms` (default
+//! 25) milliseconds, logging `stdio transport restarted` on stderr after each; it exits once
+//! stdin is closed and the connection has answered what it read. `tests/runtime_stdio_restarts.rs`
+//! drives it to show that a restart loses no request.
 //!
 //! One tool (`get_weather`, with a structured result under an output schema), two resources
 //! (a list and a template), one prompt, and a completer for the prompt's `place` and the
@@ -126,6 +133,8 @@ async fn main() -> ExitCode {
         .init();
     let mut http_addr = None;
     let mut connectome = false;
+    let mut restarts: Option<u32> = None;
+    let mut every_ms: u64 = 25;
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         match (flag.as_str(), cfg!(feature = "http")) {
@@ -134,6 +143,14 @@ async fn main() -> ExitCode {
                 None => return usage(),
             },
             ("--connectome", _) => connectome = true,
+            ("--runtime-restarts", _) => match args.next().and_then(|n| n.parse().ok()) {
+                Some(n) => restarts = Some(n),
+                None => return usage(),
+            },
+            ("--restart-every-ms", _) => match args.next().and_then(|n| n.parse().ok()) {
+                Some(ms) => every_ms = ms,
+                None => return usage(),
+            },
             _ => return usage(),
         }
     }
@@ -150,6 +167,10 @@ async fn main() -> ExitCode {
     }
     #[cfg(not(feature = "http"))]
     let _ = http_addr;
+    if let Some(restarts) = restarts {
+        let every = std::time::Duration::from_millis(every_ms);
+        return serve_stdio_restarting(server, restarts, every).await;
+    }
     match beam_mcp::transport::stdio::serve_stdio(server).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -160,7 +181,9 @@ async fn main() -> ExitCode {
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: weather [--http ADDR] [--connectome]");
+    eprintln!(
+        "usage: weather [--http ADDR] [--connectome] [--runtime-restarts N [--restart-every-ms K]]"
+    );
     ExitCode::FAILURE
 }
 
@@ -206,6 +229,54 @@ fn config(connectome: bool) -> ServerConfig {
         .server_name("weather")
         .dispatch(get_weather)
         .collector(collector)
+}
+
+/// stdio under the supervised runtime, its connection restarted `restarts` times, `every`
+/// apart, while the client writes; then served until stdin ends.
+async fn serve_stdio_restarting(
+    server: Server,
+    restarts: u32,
+    every: std::time::Duration,
+) -> ExitCode {
+    use beam_mcp::runtime::{Runtime, RuntimeConfig, STDIO};
+    let runtime = match Runtime::start(server, RuntimeConfig::new().process_stdio()).await {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("weather: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    for restart in 1..=restarts {
+        tokio::time::sleep(every).await;
+        if let Err(e) = runtime.restart_transport(STDIO).await {
+            eprintln!("weather: {e}");
+            return ExitCode::FAILURE;
+        }
+        tracing::info!(restart, "stdio transport restarted");
+    }
+    // The connection ends at EOF (or `exit`): a transient child that ended is listed without
+    // an actor.
+    loop {
+        let running = match runtime.transports().await {
+            Ok(t) => t
+                .which_children()
+                .await
+                .map(|cs| cs.iter().any(|c| c.id == STDIO && c.cell.is_some()))
+                .unwrap_or(false),
+            Err(_) => false,
+        };
+        if !running {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    match runtime.stop(std::time::Duration::from_secs(5)).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("weather: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// HTTP under the supervised runtime: the listener and one actor per connection under the

@@ -9,4 +9,4 @@ mod exec;
 pub mod http;
 pub mod stdio;
 
-pub(crate) use exec::{Direct, RunPending};
+pub(crate) use exec::{Direct, Done, RunPending};

@@ -14,7 +14,7 @@
 
 use super::message::{decode_reply, DispatchResult};
 use crate::server::{refusal, HostOutcome, Pending, Reply};
-use crate::transport::RunPending;
+use crate::transport::{Done, RunPending};
 use crate::BoxFuture;
 use ractor::factory::queues::DefaultQueue;
 use ractor::factory::routing::QueuerRouting;
@@ -43,6 +43,8 @@ pub(crate) enum ReplyTo {
     Wire(oneshot::Sender<Reply>),
     /// A host actor awaiting a plain-data answer.
     Host(RpcReplyPort<DispatchResult>),
+    /// A transport that takes the reply where the job ends (the stdio writer's channel).
+    Done(Done),
 }
 
 impl ReplyTo {
@@ -55,6 +57,7 @@ impl ReplyTo {
             ReplyTo::Host(port) => {
                 let _ = port.send(decode_reply(&reply));
             }
+            ReplyTo::Done(done) => done(reply),
         }
     }
 }
@@ -226,6 +229,11 @@ impl RunPending for Pool {
             // Every job is answered before its sender drops; this is belt and braces.
             rx.await.unwrap_or_else(|_| refusal(&id, UNAVAILABLE))
         })
+    }
+
+    fn start(&self, pending: Pending, done: Done) -> Option<BoxFuture<()>> {
+        self.submit(pending, ReplyTo::Done(done));
+        None
     }
 }
 

@@ -4,7 +4,7 @@
 use super::catalog::Snapshot;
 use super::pool::Pool;
 use super::serving::Serving;
-use crate::transport::stdio::{serve_on, StdioOptions};
+use crate::transport::stdio::{serve_on, Input, Output, StdioOptions};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::fmt;
 use std::sync::Arc;
@@ -12,8 +12,8 @@ use tokio::io::{AsyncBufRead, AsyncWrite};
 
 /// The two ends of one stdio connection.
 pub struct StdioIo {
-    reader: Box<dyn AsyncBufRead + Send + Unpin>,
-    writer: Box<dyn AsyncWrite + Send + Unpin>,
+    reader: Input<Box<dyn AsyncBufRead + Send + Unpin>>,
+    writer: Output<Box<dyn AsyncWrite + Send + Unpin>>,
 }
 
 impl StdioIo {
@@ -24,20 +24,24 @@ impl StdioIo {
         writer: impl AsyncWrite + Send + Unpin + 'static,
     ) -> Self {
         StdioIo {
-            reader: Box::new(reader),
-            writer: Box::new(writer),
+            reader: Input::Stream(Box::new(reader)),
+            writer: Output::Stream(Box::new(writer)),
         }
     }
 
     /// The process's stdin and stdout.
     ///
-    /// A restarted connection opens them again; bytes the previous connection had buffered
-    /// but not yet read are lost with it.
+    /// Stdin is read by one thread for the life of the process (shared with
+    /// [`crate::transport::stdio::serve_stdio`]), and each connection takes it over from the
+    /// one before: a restarted connection goes on with the next line, a line half read
+    /// across the restart included. A connection asked to stop refuses the lines read before
+    /// the stop that it has not started (-32603 `{"reason": "shutting down"}`); the lines read
+    /// after it wait for the next connection.
     pub fn process() -> Self {
-        StdioIo::new(
-            tokio::io::BufReader::new(tokio::io::stdin()),
-            tokio::io::stdout(),
-        )
+        StdioIo {
+            reader: Input::Process,
+            writer: Output::Process,
+        }
     }
 }
 

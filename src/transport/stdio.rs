@@ -5,6 +5,11 @@
 //! or `shutdown` stop the reading; what was already accepted is answered before the function
 //! returns. Nothing but protocol frames is written to the writer: logs go through `tracing`.
 //!
+//! The process's stdin is read by one thread for the life of the process ([`serve_stdio`] and
+//! the runtime's `process_stdio` share it): a connection that ends or is restarted hands the
+//! lines it has not taken, and a line half read, to the next one. Reading is cancel safe on
+//! any reader, so a connection asked to stop loses no partly read line either.
+//!
 //! [`serve`] runs host work on the connection's own tasks and puts no clock on it: a tool that
 //! never returns holds its request, and so the end of the connection, for ever. A host that
 //! needs a per-call deadline (and worker replacement after a panic) serves stdio through the
@@ -13,16 +18,22 @@
 use crate::dispatch::Carrier;
 use crate::protocol::{codes, RpcError};
 use crate::server::{Reply, Server, Step};
-use crate::transport::{Direct, RunPending};
+use crate::transport::{Direct, Done, RunPending};
+use crate::BoxFuture;
+use lines::{Line, LineReader};
 use serde_json::json;
 use std::fmt;
 use std::future::Future;
 use std::io;
 use std::sync::Arc;
-use std::time::Duration;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use stdin::StdinLease;
+use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
+
+mod lines;
+mod stdin;
+mod stdout;
 
 /// The longest line accepted: 1 MiB, the same cap as an HTTP body.
 pub const MAX_LINE_BYTES: usize = 1024 * 1024;
@@ -89,11 +100,23 @@ impl std::error::Error for StdioError {
 
 /// Serves `server` on the process's stdin and stdout until EOF or `exit`.
 ///
+/// Stdin is read by one thread for the life of the process, shared with the runtime's
+/// [`crate::runtime::RuntimeConfig::process_stdio`]: a second call after the first ended (at
+/// `exit`, say) goes on with the next line, and nothing the first had read but not taken is
+/// lost. Only one connection serves stdin at a time; another call waits for it.
+///
 /// # Errors
 /// A [`StdioError`] when stdin cannot be read or stdout cannot be written.
 pub async fn serve_stdio(server: Server) -> Result<(), StdioError> {
-    let stdin = tokio::io::BufReader::new(tokio::io::stdin());
-    serve(server, stdin, tokio::io::stdout(), StdioOptions::default()).await
+    serve_on(
+        server,
+        Input::<tokio::io::Empty>::Process,
+        Output::<tokio::io::Sink>::Process,
+        StdioOptions::default(),
+        Arc::new(Direct),
+        std::future::pending(),
+    )
+    .await
 }
 
 /// Serves `server` on any buffered reader and writer, one JSON-RPC message per line.
@@ -116,8 +139,8 @@ where
 {
     serve_on(
         server,
-        reader,
-        writer,
+        Input::Stream(reader),
+        Output::Stream(writer),
         options,
         Arc::new(Direct),
         std::future::pending(),
@@ -125,13 +148,59 @@ where
     .await
 }
 
+/// Where a connection's lines come from.
+pub(crate) enum Input<R> {
+    /// A reader of the connection's own.
+    Stream(R),
+    /// The process's stdin, taken over from the connection before (see `stdin.rs`).
+    Process,
+}
+
+/// Where a connection's replies go.
+pub(crate) enum Output<W> {
+    /// A writer of the connection's own, written by a task.
+    Stream(W),
+    /// The process's stdout, written by a thread (see `stdout.rs`).
+    Process,
+}
+
+/// An opened [`Input`].
+enum Source<R> {
+    Stream(LineReader<R>),
+    Process(StdinLease),
+}
+
+impl<R: AsyncBufRead + Unpin> Source<R> {
+    /// The next line. Cancel safe: a partly read line stays with the source.
+    async fn next(&mut self, max: usize) -> io::Result<Line<'_>> {
+        match self {
+            Source::Stream(r) => r.next(max).await,
+            Source::Process(s) => s.next().await,
+        }
+    }
+
+    /// Lines already read, without waiting: on stdin, only those read before this call.
+    fn fence(&mut self) {
+        if let Source::Process(s) = self {
+            s.fence();
+        }
+    }
+
+    fn ready(&mut self, max: usize) -> Option<io::Result<Line<'_>>> {
+        match self {
+            Source::Stream(r) => r.ready(max),
+            Source::Process(s) => s.ready(),
+        }
+    }
+}
+
 /// [`serve`], with host work run by `exec`, and a `stop` signal: once it resolves, reading
-/// stops, the lines already waiting in the reader are refused (-32603, reason
+/// stops, the lines already read and not started are refused (-32603, reason
 /// `"shutting down"`), the work in flight is answered, and the function returns `Ok`.
 pub(crate) async fn serve_on<R, W>(
     server: Server,
-    mut reader: R,
-    writer: W,
+    input: Input<R>,
+    output: Output<W>,
     options: StdioOptions,
     exec: Arc<dyn RunPending>,
     stop: impl Future<Output = ()>,
@@ -141,13 +210,31 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let mut stop = std::pin::pin!(stop);
+    let max = options.max_line_bytes;
+    let mut lines = match input {
+        Input::Stream(reader) => Source::Stream(LineReader::new(reader)),
+        // Stopped while waiting for the connection before to hand stdin over: nothing read.
+        Input::Process => tokio::select! {
+            biased;
+            () = &mut stop => return Ok(()),
+            lease = stdin::lease(max) => Source::Process(lease),
+        },
+    };
     let mut stopping = false;
-    let (tx, rx) = mpsc::channel::<Reply>(options.max_in_flight.max(1));
-    let mut writer_task = tokio::spawn(write_loop(writer, rx));
+    // Room for a reply from every request in flight (each reserves its slot when it starts)
+    // and as many answered by the core.
+    let in_flight_cap = options.max_in_flight.max(1);
+    let (tx, rx) = mpsc::channel::<Reply>(in_flight_cap.saturating_mul(2));
+    let mut writer_task: BoxFuture<io::Result<()>> = match output {
+        Output::Stream(writer) => {
+            let task = tokio::spawn(write_loop(writer, rx));
+            Box::pin(async move { task.await.unwrap_or_else(|e| Err(io::Error::other(e))) })
+        }
+        Output::Process => stdout::spawn_writer(rx),
+    };
     let mut writer_done = None;
-    let permits = Arc::new(Semaphore::new(options.max_in_flight.max(1)));
+    let permits = Arc::new(Semaphore::new(in_flight_cap));
     let mut in_flight = JoinSet::new();
-    let mut line = Vec::with_capacity(4096);
     let mut read_error = None;
 
     loop {
@@ -162,21 +249,17 @@ where
                 stopping = true;
                 break;
             }
-            next = read_line(&mut reader, &mut line, options.max_line_bytes) => next,
+            next = lines.next(max) => next,
         };
         match next {
             Ok(Line::Eof) => break,
-            Ok(Line::TooLong) => {
-                let e = RpcError::new(codes::INVALID_REQUEST, "Invalid request").with_data(json!({
-                    "reason": "message exceeds the line limit",
-                    "limit": options.max_line_bytes
-                }));
-                if tx.send(Reply::error(None, &e)).await.is_err() {
+            Ok(Line::TooLong(limit)) => {
+                if tx.send(too_long(limit)).await.is_err() {
                     break;
                 }
             }
-            Ok(Line::Frame) => {
-                let frame = trim(&line);
+            Ok(Line::Frame(line)) => {
+                let frame = trim(line);
                 if frame.is_empty() {
                     continue;
                 }
@@ -191,13 +274,18 @@ where
                         let Ok(permit) = permits.clone().acquire_owned().await else {
                             break;
                         };
-                        let tx = tx.clone();
-                        let exec = exec.clone();
-                        in_flight.spawn(async move {
-                            let reply = exec.run(p).await;
-                            let _ = tx.send(reply).await;
+                        // The reply's place in the writer's queue, taken now: whoever ends
+                        // the work (the pool's worker, or a task here) hands it straight on.
+                        let Ok(slot) = tx.clone().reserve_owned().await else {
+                            break;
+                        };
+                        let done: Done = Box::new(move |reply| {
+                            slot.send(reply);
                             drop(permit);
                         });
+                        if let Some(work) = exec.start(p, done) {
+                            in_flight.spawn(work);
+                        }
                     }
                     Step::Close(r) => {
                         if let Some(r) = r {
@@ -219,18 +307,21 @@ where
         }
     }
     if stopping {
-        refuse_waiting(&server, &mut reader, &mut line, options.max_line_bytes, &tx).await;
+        refuse_waiting(&server, &mut lines, max, &tx).await;
     }
+    // The source (stdin's lease) is handed on only once what it gave is answered or refused.
     if writer_done.is_some() {
         in_flight.abort_all();
     }
     while in_flight.join_next().await.is_some() {}
+    // The writer ends once every reply is written: work handed off holds its slot, and so
+    // the channel open, until it is answered.
     drop(tx);
     let written = match writer_done {
         Some(done) => done,
         None => writer_task.await,
-    }
-    .unwrap_or_else(|e| Err(io::Error::other(e)));
+    };
+    drop(lines);
     if let Some(e) = read_error {
         return Err(e);
     }
@@ -240,27 +331,39 @@ where
     })
 }
 
-/// Answers the complete lines the reader already holds without running host work: a
-/// connection asked to stop refuses what it has read but not started.
+fn too_long(limit: usize) -> Reply {
+    let e = RpcError::new(codes::INVALID_REQUEST, "Invalid request").with_data(json!({
+        "reason": "message exceeds the line limit",
+        "limit": limit
+    }));
+    Reply::error(None, &e)
+}
+
+/// Answers the lines already read without running host work: a connection asked to stop
+/// refuses what it has read but not started. On stdin, "read" means read before the stop:
+/// what the reader thread reads after it is left to the next connection.
 async fn refuse_waiting<R: AsyncBufRead + Unpin>(
     server: &Server,
-    reader: &mut R,
-    line: &mut Vec<u8>,
+    lines: &mut Source<R>,
     max: usize,
     tx: &mpsc::Sender<Reply>,
 ) {
-    // A zero timeout still polls the read once: only what is ready now is taken.
-    while let Ok(Ok(Line::Frame)) =
-        tokio::time::timeout(Duration::ZERO, read_line(reader, line, max)).await
-    {
-        let frame = trim(line);
-        if frame.is_empty() {
-            continue;
-        }
-        let reply = match server.handle(frame, Carrier::Stdio) {
-            Step::Reply(r) | Step::Close(Some(r)) => r,
-            Step::Pending(p) => p.refuse("shutting down"),
-            Step::Silent | Step::Close(None) => continue,
+    lines.fence();
+    while let Some(Ok(line)) = lines.ready(max) {
+        let reply = match line {
+            Line::Eof => return,
+            Line::TooLong(limit) => too_long(limit),
+            Line::Frame(line) => {
+                let frame = trim(line);
+                if frame.is_empty() {
+                    continue;
+                }
+                match server.handle(frame, Carrier::Stdio) {
+                    Step::Reply(r) | Step::Close(Some(r)) => r,
+                    Step::Pending(p) => p.refuse("shutting down"),
+                    Step::Silent | Step::Close(None) => continue,
+                }
+            }
         };
         if tx.send(reply).await.is_err() {
             return;
@@ -269,57 +372,7 @@ async fn refuse_waiting<R: AsyncBufRead + Unpin>(
 }
 
 fn trim(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
     line.trim_ascii()
-}
-
-enum Line {
-    Frame,
-    TooLong,
-    Eof,
-}
-
-/// Reads one line into `buf` without ever holding more than `max` bytes of it.
-async fn read_line<R: AsyncBufRead + Unpin>(
-    reader: &mut R,
-    buf: &mut Vec<u8>,
-    max: usize,
-) -> io::Result<Line> {
-    buf.clear();
-    let mut overflow = false;
-    loop {
-        let chunk = reader.fill_buf().await?;
-        if chunk.is_empty() {
-            return Ok(if overflow {
-                Line::TooLong
-            } else if buf.is_empty() {
-                Line::Eof
-            } else {
-                Line::Frame
-            });
-        }
-        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (chunk.len(), false),
-        };
-        if !overflow {
-            let mut content = if done { take - 1 } else { take };
-            if done && content > 0 && chunk[content - 1] == b'\r' {
-                content -= 1;
-            }
-            if buf.len() + content > max {
-                overflow = true;
-                buf.clear();
-            } else {
-                buf.extend_from_slice(&chunk[..take]);
-            }
-        }
-        reader.consume(take);
-        if done {
-            return Ok(if overflow { Line::TooLong } else { Line::Frame });
-        }
-    }
 }
 
 async fn write_loop<W: AsyncWrite + Unpin>(
