@@ -4,7 +4,11 @@
 //! cargo run --example weather
 //! cargo run --example weather -- --http 127.0.0.1:4000
 //! cargo run --example weather -- --runtime-restarts 20 --restart-every-ms 25
+//! cargo run --example weather -- --http 127.0.0.1:4000 --metrics 127.0.0.1:9464
 //! ```
+//!
+//! `--metrics ADDR` serves what the crate records (`beam_mcp::metrics`) in Prometheus's text
+//! format at `http://ADDR/metrics`.
 //!
 //! `--runtime-restarts N` serves stdio under the supervised runtime instead of the bare
 //! transport, and restarts the stdio connection N times, every `--restart-every-ms` (default
@@ -143,6 +147,20 @@ async fn main() -> ExitCode {
                 None => return usage(),
             },
             ("--connectome", _) => connectome = true,
+            ("--metrics", _) => match args.next().map(|a| a.parse::<std::net::SocketAddr>()) {
+                Some(Ok(addr)) => {
+                    // The library records through the `metrics` facade; the host picks the
+                    // exporter. Here, Prometheus's text format on its own loopback port.
+                    let installed = metrics_exporter_prometheus::PrometheusBuilder::new()
+                        .with_http_listener(addr)
+                        .install();
+                    if let Err(e) = installed {
+                        eprintln!("weather: cannot serve metrics on {addr}: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+                _ => return usage(),
+            },
             ("--runtime-restarts", _) => match args.next().and_then(|n| n.parse().ok()) {
                 Some(n) => restarts = Some(n),
                 None => return usage(),
@@ -182,7 +200,7 @@ async fn main() -> ExitCode {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: weather [--http ADDR] [--connectome] [--runtime-restarts N [--restart-every-ms K]]"
+        "usage: weather [--http ADDR] [--metrics ADDR] [--connectome] [--runtime-restarts N [--restart-every-ms K]]"
     );
     ExitCode::FAILURE
 }

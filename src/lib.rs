@@ -38,9 +38,9 @@
 pub mod catalog;
 pub mod connectome;
 pub mod content;
-pub mod metrics;
 mod dispatch;
 mod error;
+pub mod metrics;
 pub mod protocol;
 pub mod runtime;
 pub mod schema;

@@ -164,7 +164,6 @@ pub(crate) fn tool_call(tool: &std::sync::Arc<str>, outcome: ToolOutcome, took: 
 
 /// A pool event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) enum PoolEvent {
     Overloaded,
     Deadline,
@@ -182,10 +181,14 @@ pub(crate) fn pool_event(event: PoolEvent) {
     metrics::counter!(name).increment(1);
 }
 
-/// The pool's queue depth and calls in flight, as they are now.
-pub(crate) fn pool_load(queued: usize, in_flight: usize) {
-    metrics::gauge!(POOL_QUEUE_DEPTH).set(queued as f64);
-    metrics::gauge!(POOL_IN_FLIGHT).set(in_flight as f64);
+/// A call entered (`+1`) or left (`-1`) the pool's queue.
+pub(crate) fn pool_queued(delta: f64) {
+    metrics::gauge!(POOL_QUEUE_DEPTH).increment(delta);
+}
+
+/// A call started (`+1`) or ended (`-1`) running in the pool.
+pub(crate) fn pool_running(delta: f64) {
+    metrics::gauge!(POOL_IN_FLIGHT).increment(delta);
 }
 
 /// An HTTP connection opened (`+1`) or ended (`-1`).

@@ -13,6 +13,7 @@
 //!   answered from its `Drop`: a caller is never left waiting.
 
 use super::message::{decode_reply, DispatchResult};
+use crate::metrics::{self, PoolEvent};
 use crate::server::{refusal, HostOutcome, Pending, Reply};
 use crate::transport::{Done, RunPending};
 use crate::BoxFuture;
@@ -71,8 +72,17 @@ pub(crate) struct PoolJob {
 }
 
 impl PoolJob {
+    /// The work, out of the queue (the one place a job leaves it).
+    fn take(&mut self) -> Option<(Pending, ReplyTo)> {
+        let work = self.work.take();
+        if work.is_some() {
+            metrics::pool_queued(-1.0);
+        }
+        work
+    }
+
     fn refuse(&mut self, reason: &'static str) {
-        if let Some((pending, reply)) = self.work.take() {
+        if let Some((pending, reply)) = self.take() {
             reply.send(pending.refuse(reason));
         }
     }
@@ -161,6 +171,7 @@ impl Pool {
 
     /// Hands `pending` to a worker; the reply goes to `reply`, whatever happens.
     pub(crate) fn submit(&self, pending: Pending, reply: ReplyTo) {
+        metrics::pool_queued(1.0);
         let job = PoolJob {
             work: Some((pending, reply)),
             queued: tokio::time::Instant::now(),
@@ -247,6 +258,7 @@ impl DiscardHandler<(), PoolJob> for Refuser {
         let reason = match reason {
             DiscardReason::Loadshed | DiscardReason::RateLimited => {
                 self.counters.overloaded.fetch_add(1, Ordering::Relaxed);
+                metrics::pool_event(PoolEvent::Overloaded);
                 OVERLOADED
             }
             DiscardReason::TtlExpired => DEADLINE,
@@ -316,7 +328,7 @@ impl Worker for DispatchWorker {
         mut job: Job<(), PoolJob>,
         _state: &mut (),
     ) -> Result<(), ActorProcessingErr> {
-        let Some((pending, reply)) = job.msg.work.take() else {
+        let Some((pending, reply)) = job.msg.take() else {
             return Ok(());
         };
         let id = pending.id().clone();
@@ -325,13 +337,17 @@ impl Worker for DispatchWorker {
         let due = job.msg.queued + self.deadline;
         if tokio::time::Instant::now() >= due {
             self.counters.deadlines.fetch_add(1, Ordering::Relaxed);
+            metrics::pool_event(PoolEvent::Deadline);
             reply.send(refusal(&id, DEADLINE));
             return Ok(());
         }
         // The dispatch site (recording, span) is inside `run_observed`: one site for every path.
         // The host task is aborted if this worker goes (killed, replaced) before it ends.
         let mut task = AbortOnDrop(tokio::spawn(pending.run_observed()));
-        let fault = match tokio::time::timeout_at(due, &mut task.0).await {
+        metrics::pool_running(1.0);
+        let ended = tokio::time::timeout_at(due, &mut task.0).await;
+        metrics::pool_running(-1.0);
+        let fault = match ended {
             // Counters move before the reply, so a caller that got its answer sees them.
             Ok(Ok((answer, HostOutcome::Returned))) => {
                 self.counters.completed.fetch_add(1, Ordering::Relaxed);
@@ -340,6 +356,7 @@ impl Worker for DispatchWorker {
             }
             Ok(Ok((answer, HostOutcome::Panicked))) => {
                 self.counters.panics.fetch_add(1, Ordering::Relaxed);
+                metrics::pool_event(PoolEvent::Panic);
                 reply.send(answer);
                 WorkerFault::HostPanicked
             }
@@ -350,11 +367,13 @@ impl Worker for DispatchWorker {
             Err(_) => {
                 task.0.abort();
                 self.counters.deadlines.fetch_add(1, Ordering::Relaxed);
+                metrics::pool_event(PoolEvent::Deadline);
                 reply.send(refusal(&id, DEADLINE));
                 WorkerFault::DeadlineExceeded(self.deadline)
             }
         };
         tracing::warn!(%fault, "replacing a dispatch worker");
+        metrics::pool_event(PoolEvent::WorkerRestart);
         Err(Box::new(fault))
     }
 }

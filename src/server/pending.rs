@@ -1,11 +1,11 @@
 //! Host work the core hands back to a transport: a tool call, a read, a rendering.
 
-use crate::metrics;
 use super::route::not_found;
 use super::{Inner, Reply};
 use crate::catalog::{Completer, CompletionRequest, PromptRenderer, ResourceReader};
 use crate::content::Content;
 use crate::dispatch::{Dispatch, ToolCall, ToolError, ToolOutput};
+use crate::metrics;
 use crate::protocol::{RequestId, Revision, RpcError};
 use crate::schema::{Arguments, Schema};
 use serde_json::{json, Map, Value};

@@ -375,12 +375,20 @@ fn trim(line: &[u8]) -> &[u8] {
     line.trim_ascii()
 }
 
+/// A reply's bytes as they go out, its refusal (if it is one) counted.
+fn wire_bytes(reply: Reply) -> Vec<u8> {
+    if let Some(code) = reply.error_code() {
+        crate::metrics::refusal(code, None, Carrier::Stdio);
+    }
+    reply.into_bytes()
+}
+
 async fn write_loop<W: AsyncWrite + Unpin>(
     mut writer: W,
     mut rx: mpsc::Receiver<Reply>,
 ) -> io::Result<()> {
     while let Some(reply) = rx.recv().await {
-        let mut bytes = reply.into_bytes();
+        let mut bytes = wire_bytes(reply);
         bytes.push(b'\n');
         writer.write_all(&bytes).await?;
         // Flush only when nothing else is queued, so a burst costs one flush.

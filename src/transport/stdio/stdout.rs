@@ -34,11 +34,11 @@ fn write_stdout(mut rx: mpsc::Receiver<Reply>) -> io::Result<()> {
     let mut buf = Vec::new();
     while let Some(reply) = rx.blocking_recv() {
         buf.clear();
-        buf.extend_from_slice(&reply.into_bytes());
+        buf.extend_from_slice(&super::wire_bytes(reply));
         buf.push(b'\n');
         while buf.len() < GATHER {
             let Ok(reply) = rx.try_recv() else { break };
-            buf.extend_from_slice(&reply.into_bytes());
+            buf.extend_from_slice(&super::wire_bytes(reply));
             buf.push(b'\n');
         }
         // Locked per write only: a host that prints to stdout corrupts the stream but does
