@@ -384,14 +384,19 @@ fn keywords_beyond_the_subset_take_the_general_validator() {
         assert_eq!(schema.raw(), &raw);
     }
     // Within the subset, the fast path.
-    assert!(compile(json!({"type": "object", "properties": {"a": {"type": "string"}}})).is_subset());
+    assert!(
+        compile(json!({"type": "object", "properties": {"a": {"type": "string"}}})).is_subset()
+    );
 }
 
 #[test]
 fn unsupported_keyword_at_root_and_deep() {
     let err = Schema::compile(&json!({"definitions": {}})).unwrap_err();
     assert_eq!(err.pointer(), "/definitions");
-    assert_eq!(err.to_string(), "unsupported keyword `definitions` at the root");
+    assert_eq!(
+        err.to_string(),
+        "unsupported keyword `definitions` at the root"
+    );
 
     let err = Schema::compile(&json!({
         "properties": {"a/b": {"items": {"additionalProperties": {"formt": "uri"}}}}

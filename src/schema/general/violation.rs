@@ -76,8 +76,9 @@ fn message(e: &ValidationError<'_>) -> String {
         }
         K::Pattern { pattern } => format!("must match the pattern `{pattern}`"),
         K::Constant { .. } => "must equal the schema's `const` value".to_owned(),
-        K::Contains => "must contain items matching `contains` as many times as the schema says"
-            .to_owned(),
+        K::Contains => {
+            "must contain items matching `contains` as many times as the schema says".to_owned()
+        }
         K::ContentEncoding { content_encoding } => {
             format!("must be encoded as {content_encoding}")
         }
@@ -122,9 +123,7 @@ fn message(e: &ValidationError<'_>) -> String {
             kind_of(e.instance())
         ),
         K::UnevaluatedItems { .. } => "item is not evaluated by any subschema".to_owned(),
-        K::UnevaluatedProperties { .. } => {
-            "property is not evaluated by any subschema".to_owned()
-        }
+        K::UnevaluatedProperties { .. } => "property is not evaluated by any subschema".to_owned(),
         K::UniqueItems => "items must be unique".to_owned(),
         K::Referencing(_) => "a reference could not be resolved".to_owned(),
     }
