@@ -435,3 +435,23 @@ fn nested_resources_resolve_their_own_references() {
         ("/inner/x".into(), "type")
     );
 }
+
+#[test]
+fn the_validator_crate_is_built_without_a_way_to_fetch() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let line = manifest
+        .lines()
+        .find(|l| l.starts_with("jsonschema = "))
+        .expect("jsonschema is a dependency");
+    assert!(line.contains("default-features = false"), "{line}");
+    assert!(!line.contains("resolve-"), "{line}");
+    // No HTTP client or TLS stack anywhere in the locked graph.
+    let lock = std::fs::read_to_string(root.join("Cargo.lock")).unwrap();
+    for name in ["reqwest", "rustls", "ureq", "hyper-tls", "native-tls"] {
+        assert!(
+            !lock.contains(&format!("name = \"{name}\"")),
+            "{name} is in Cargo.lock"
+        );
+    }
+}
