@@ -77,6 +77,21 @@ async fn call(s: &Server, tool: &str, args: Value) -> Value {
     serde_json::from_slice(r.bytes()).unwrap()
 }
 
+/// As `call`, at 2026-07-28 (where a schema refusal is -32602 rather than an `isError` result).
+async fn call_modern(s: &Server, tool: &str, args: Value) -> Value {
+    let frame = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
+        "name":tool,"arguments":args,"_meta":{
+            "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities":{}}}});
+    let Served::Reply(r) = s
+        .serve(&serde_json::to_vec(&frame).unwrap(), Carrier::Stdio)
+        .await
+    else {
+        panic!()
+    };
+    serde_json::from_slice(r.bytes()).unwrap()
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn arguments_are_keyed_by_the_schema_and_values_untouched() {
     let seen: Seen = Arc::default();
@@ -120,18 +135,24 @@ async fn arguments_are_keyed_by_the_schema_and_values_untouched() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_general_schema_refusal_names_the_callers_path_not_its_value() {
     let s = server(Arc::default(), false);
-    let r = call(&s, "general", json!({"place":"Oslo","tag-x":7})).await;
+    let r = call_modern(&s, "general", json!({"place":"Oslo","tag-x":7})).await;
     assert_eq!(r["error"]["code"], -32602, "{r}");
     assert_eq!(r["error"]["data"]["path"], "/tag-x", "{r}");
     assert_eq!(r["error"]["data"]["keyword"], "type", "{r}");
     assert_eq!(r["error"]["data"]["tool"], "general", "{r}");
-    let r = call(&s, "general", json!({"place":"SECRET-PLACE"})).await;
+    let r = call_modern(&s, "general", json!({"place":"SECRET-PLACE"})).await;
     assert_eq!(
         (&r["error"]["data"]["path"], &r["error"]["data"]["keyword"]),
         (&json!("/place"), &json!("enum")),
         "{r}"
     );
     assert!(!r.to_string().contains("SECRET-PLACE"), "{r}");
+    // At 2025-11-25 the same refusal is a tool error whose text names the path, not the value.
+    let r = call(&s, "general", json!({"place":"SECRET-PLACE"})).await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("/place"), "{r}");
+    assert!(!text.contains("SECRET-PLACE"), "{r}");
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -168,7 +189,7 @@ async fn memory_does_not_grow_with_ten_thousand_distinct_caller_keys() {
         )
         .await;
         assert_eq!(r["result"]["content"][0]["text"], "ok", "{r}");
-        let r = call(&s, "general", json!({ key: "not an integer" })).await;
+        let r = call_modern(&s, "general", json!({ key: "not an integer" })).await;
         assert_eq!(r["error"]["code"], -32602, "{r}");
     }
     let after = LIVE.load(Ordering::SeqCst);
