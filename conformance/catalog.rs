@@ -115,6 +115,13 @@ pub(crate) fn catalog() -> Catalog {
                 "additionalProperties": false
             })),
         )
+        .tool(
+            tool(
+                "json_schema_2020_12_tool",
+                "Tool with JSON Schema 2020-12 features",
+            )
+            .input_schema(json_schema_2020_12()),
+        )
         .resource(
             ResourceSpec::new(STATIC_TEXT, "Static Text Resource")
                 .description("A static text resource for testing.")
@@ -165,6 +172,35 @@ pub(crate) fn catalog() -> Catalog {
         .completer(complete)
 }
 
+/// The `json-schema-2020-12` scenario's input schema, as the suite writes it: `$schema`,
+/// `$defs` with an `$anchor`, a `$ref`, `enum`, `allOf`/`anyOf`, `if`/`then`/`else` and
+/// `additionalProperties`. Advertised unchanged and enforced by the general validator.
+fn json_schema_2020_12() -> serde_json::Value {
+    serde_json::json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "$anchor": "addressDef",
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+            }
+        },
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false
+    })
+}
+
 /// The dispatch: one arm per tool.
 pub(crate) async fn dispatch(call: ToolCall) -> Result<ToolOutput, ToolError> {
     match &*call.tool {
@@ -205,6 +241,13 @@ pub(crate) async fn dispatch(call: ToolCall) -> Result<ToolOutput, ToolError> {
         "test_custom_header" => {
             let message = call.arguments.get("message").and_then(|v| v.as_str());
             Ok(ToolOutput::text(message.unwrap_or_default()))
+        }
+        "json_schema_2020_12_tool" => {
+            let name = call.arguments.get("name").and_then(|v| v.as_str());
+            Ok(ToolOutput::text(format!(
+                "Accepted contact for {}.",
+                name.unwrap_or("an unnamed caller")
+            )))
         }
         other => Err(ToolError::new(format!("no such tool: {other}"))),
     }

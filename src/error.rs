@@ -18,7 +18,8 @@ pub enum ConfigError {
         /// The name.
         name: String,
     },
-    /// A tool's input schema uses a keyword outside the supported subset, or a malformed one.
+    /// A tool's input schema uses a keyword outside JSON Schema 2020-12, a malformed value, or a
+    /// remote `$ref`; [`SchemaError::pointer`] says where.
     ToolSchema {
         /// The tool.
         tool: String,

@@ -1,13 +1,16 @@
-//! The JSON Schema subset validator and the argument normaliser.
+//! JSON Schema validation and the argument normaliser: a hand-written subset as the fast path,
+//! JSON Schema 2020-12 for everything else.
 //!
 //! One validator and one normaliser serve `tools/call`, `prompts/get` and host `Dispatch`
 //! messages. A tool's schema is compiled once; what `tools/list` advertises is
 //! [`Schema::raw`], and what `tools/call` enforces is the compiled form of that same value.
 //!
-//! # The subset
+//! # The subset (the fast path)
 //!
-//! Semantics are JSON Schema 2020-12's, whatever `$schema` says. A keyword constrains only
-//! instances of the type it is about (`minLength` ignores a number), as in 2020-12.
+//! A schema that uses only the keywords below is checked by this module's own validator
+//! ([`Schema::is_subset`]). Semantics are JSON Schema 2020-12's, whatever `$schema` says. A
+//! keyword constrains only instances of the type it is about (`minLength` ignores a number), as
+//! in 2020-12.
 //!
 //! | keyword | value the schema must give | what the instance must satisfy |
 //! |---|---|---|
@@ -26,28 +29,56 @@
 //! `writeOnly`. A top-level property's `x-mcp-header` is exposed by [`Property::mcp_header`] for
 //! the catalog to judge.
 //!
+//! # JSON Schema 2020-12 (the general path)
+//!
+//! A schema using any other 2020-12 keyword is compiled once, at [`Schema::compile`], by the
+//! `jsonschema` crate, and enforced by it on every call. The keywords it may use are those of
+//! the 2020-12 vocabularies core (`$schema` `$id` `$ref` `$anchor` `$dynamicRef`
+//! `$dynamicAnchor` `$defs` `$comment`), applicator (`allOf` `anyOf` `oneOf` `not` `if` `then`
+//! `else` `dependentSchemas` `prefixItems` `items` `contains` `properties` `patternProperties`
+//! `additionalProperties` `propertyNames`), unevaluated (`unevaluatedItems`
+//! `unevaluatedProperties`), validation (the subset's plus `enum` `const` `multipleOf`
+//! `pattern` `uniqueItems` `maxContains` `minContains` `maxProperties` `minProperties`
+//! `dependentRequired`), format-annotation (`format`), meta-data and content
+//! (`contentEncoding` `contentMediaType` `contentSchema`), plus `x-mcp-header`. Boolean
+//! subschemas are accepted below the root. The semantics are 2020-12's whatever `$schema` says:
+//!
+//! - **`format`, `contentEncoding`, `contentMediaType` and `contentSchema` are annotations**, as
+//!   2020-12's format-annotation and content vocabularies define them: carried and advertised,
+//!   never asserted (`"format": "email"` accepts any string). A host that needs a format
+//!   asserted checks it in its own dispatch.
+//! - **`pattern`** (and `patternProperties`) compile with the `regex` crate, whose matching is
+//!   linear in the input: a caller's string cannot make a pattern backtrack. A pattern it cannot
+//!   compile (ECMA-262 lookaround, backreferences) is refused at startup.
+//! - **references resolve only within the schema.** A `$ref` or `$dynamicRef` must be a `#`
+//!   reference (`#/$defs/address`, `#addressDef`); anything else (`https://…`, `other.json`) is
+//!   refused at startup as [`SchemaErrorKind::RemoteReference`], with a pointer to it, and
+//!   nothing is ever fetched. A `#` reference that lands on no schema is refused too.
+//! - **instances nest at most [`MAX_INSTANCE_DEPTH`] levels** on this path (the validator
+//!   follows a recursive `$ref` or compares `uniqueItems` along the instance); a deeper one is a
+//!   violation with keyword `depth`. The wire refuses frames deeper than 64 levels anyway.
+//!
+//! A violation's message names the schema's expectation (`must be one of the schema's `enum`
+//! values`), never the caller's value; its path points into the instance.
+//!
 //! # What is refused, and why
 //!
 //! [`Schema::compile`] refuses, naming the keyword and its JSON Pointer in the raw schema:
 //!
-//! - **every other keyword** — `pattern`, `format`, `multipleOf`, `$ref`, `$defs`, `$id`,
-//!   `$anchor`, `oneOf`, `anyOf`, `allOf`, `not`, `if`/`then`/`else`, `patternProperties`,
-//!   `propertyNames`, `dependentRequired`, `prefixItems`, `contains`, `uniqueItems`,
-//!   `unevaluatedProperties`, misspellings, and so on. A keyword the validator ignored would be a
-//!   constraint `tools/list` advertises and `tools/call` does not enforce; refusing at startup makes
-//!   that drift impossible. `pattern` and `format` would also put a regex engine or a format zoo
-//!   on the request path; `$ref` would bring in resolution.
-//! - **`enum` and `const`** — refused too. They are simple, but they are not in the Elixir original's subset,
-//!   and their JSON-equality rule (`1 == 1.0`) is one more semantics to get exactly right; a host
-//!   that needs them checks the value in its own dispatch.
-//! - **malformed values of subset keywords** — `"minLength": -1`, `"required": "x"`, a repeated
-//!   `required` name, `"type": "strin"`, `"items": [..]`, `"exclusiveMinimum": true`.
-//! - **boolean schemas**, except as the value of `additionalProperties`. A schema is a JSON object;
-//!   `true` / `false` at the root, under `properties` or as `items` are refused.
-//! - **nesting deeper than [`MAX_DEPTH`]** subschemas. Validation recurses only where the schema
-//!   has a subschema, so this bound is also the validator's stack bound: no instance, however
-//!   deep, can overflow it. Raw JSON nested deeper than `4 * MAX_DEPTH` levels anywhere in the
-//!   schema (a pathological `default`, say) is refused too, before the raw value is cloned.
+//! - **every keyword outside 2020-12** — misspellings (`requried`), draft-07's `definitions`,
+//!   `dependencies` and `additionalItems`, 2019-09's `$recursiveRef`, `$vocabulary` (only a
+//!   meta-schema declares one), unknown `x-` extensions. A keyword the validator ignored would be
+//!   a constraint `tools/list` advertises and `tools/call` does not enforce; refusing at startup
+//!   makes that drift impossible.
+//! - **remote references**, as above.
+//! - **malformed values** — `"minLength": -1`, `"required": "x"`, a repeated `required` name,
+//!   `"type": "strin"`, `"items": [..]`, `"exclusiveMinimum": true`, an uncompilable `pattern`:
+//!   anything the 2020-12 meta-schema refuses, with the pointer of the value.
+//! - **a root that is not an object schema**: `true` / `false` at the root are refused.
+//! - **nesting deeper than [`MAX_DEPTH`]** subschemas. On the subset path validation recurses
+//!   only where the schema has a subschema, so this bound is also the validator's stack bound.
+//!   Raw JSON nested deeper than `4 * MAX_DEPTH` levels anywhere in the schema (a pathological
+//!   `default`, say) is refused too, before the raw value is cloned.
 //!
 //! A schema being satisfiable is not checked (`minimum` above `maximum` is allowed, as in JSON
 //! Schema), nor must `required` names appear in `properties`.
@@ -56,9 +87,14 @@
 //!
 //! [`Schema::arguments`] validates an object instance and returns [`Arguments`] holding only the
 //! top-level properties the schema declares, each keyed by the compiled schema's own `Arc<str>` —
-//! never a string allocated from the caller's key — with the caller's value untouched. Undeclared
-//! keys that the schema admits are validated and then not forwarded. Nothing the caller sends is
-//! interned, cached or kept by the [`Schema`].
+//! never a string allocated from the caller's key — with the caller's value untouched. On the
+//! general path the declared names are the root's `properties` and those of the subschemas
+//! applied in place to the root (`allOf`, `anyOf`, `oneOf`, `if`/`then`/`else`,
+//! `dependentSchemas`, a root `$ref`'s target). Undeclared keys that the schema admits —
+//! whether matched by `patternProperties`, an `additionalProperties` or
+//! `unevaluatedProperties` schema, or simply allowed — are validated and then not forwarded:
+//! they stay in the request and go with it. Nothing the caller sends is interned, cached or kept
+//! by the [`Schema`] or the validator.
 //!
 //! ```
 //! use beam_mcp::schema::Schema;
@@ -85,6 +121,7 @@ use serde_json::Value;
 mod arguments;
 mod compile;
 mod error;
+mod general;
 mod node;
 mod number;
 mod pointer;
@@ -92,6 +129,7 @@ mod validate;
 
 pub use arguments::Arguments;
 pub use error::{SchemaError, SchemaErrorKind, Violation};
+pub use general::MAX_INSTANCE_DEPTH;
 pub use node::{JsonType, Property};
 
 /// The deepest subschema nesting [`Schema::compile`] accepts (the root is depth 0).
@@ -106,17 +144,25 @@ pub struct Schema {
 #[derive(Debug)]
 struct Inner {
     raw: Value,
-    root: node::Node,
+    engine: Engine,
+}
+
+/// Which validator checks a schema: the subset's own, or the general 2020-12 one.
+#[derive(Debug)]
+enum Engine {
+    Subset(node::Node),
+    General(general::General),
 }
 
 impl Schema {
-    /// Compile a raw JSON Schema value, refusing anything outside the subset.
+    /// Compile a raw JSON Schema value: with the subset validator when every keyword is the
+    /// subset's, otherwise with the general JSON Schema 2020-12 validator.
     ///
     /// # Errors
     ///
-    /// A [`SchemaError`] naming the first problem in document order: a keyword outside the subset,
-    /// a malformed keyword value, a schema that is not an object, or nesting deeper than
-    /// [`MAX_DEPTH`].
+    /// A [`SchemaError`] naming the first problem found: a keyword outside 2020-12, a remote
+    /// reference, a malformed keyword value (per the 2020-12 meta-schema), a schema that is not
+    /// an object, or nesting deeper than [`MAX_DEPTH`].
     ///
     /// ```
     /// use beam_mcp::schema::Schema;
@@ -124,20 +170,41 @@ impl Schema {
     ///
     /// let err = Schema::compile(&json!({
     ///     "type": "object",
-    ///     "properties": {"place": {"type": "string", "pattern": "^[A-Z]"}},
+    ///     "properties": {"place": {"type": "string", "patern": "^[A-Z]"}},
     /// }))
     /// .unwrap_err();
     /// assert!(err.is_unsupported_keyword());
-    /// assert_eq!(err.keyword(), Some("pattern"));
-    /// assert_eq!(err.pointer(), "/properties/place/pattern");
-    /// assert_eq!(err.to_string(), "unsupported keyword `pattern` at /properties/place");
+    /// assert_eq!(err.keyword(), Some("patern"));
+    /// assert_eq!(err.pointer(), "/properties/place/patern");
+    /// assert_eq!(err.to_string(), "unsupported keyword `patern` at /properties/place");
+    ///
+    /// let err = Schema::compile(&json!({
+    ///     "type": "object",
+    ///     "properties": {"place": {"$ref": "https://example.com/place.json"}},
+    /// }))
+    /// .unwrap_err();
+    /// assert!(err.is_remote_reference());
+    /// assert_eq!(err.pointer(), "/properties/place/$ref");
+    ///
+    /// let schema = Schema::compile(&json!({
+    ///     "type": "object",
+    ///     "properties": {"units": {"enum": ["celsius", "fahrenheit"]}},
+    /// }))?;
+    /// assert!(!schema.is_subset());
+    /// let v = schema.validate(&json!({"units": "kelvin"})).unwrap_err();
+    /// assert_eq!((v.instance_path(), v.keyword()), ("/units", "enum"));
+    /// # Ok::<(), beam_mcp::schema::SchemaError>(())
     /// ```
     pub fn compile(raw: &Value) -> Result<Schema, SchemaError> {
-        let root = compile::compile_root(raw)?;
+        let engine = match compile::compile_root(raw) {
+            Ok(root) => Engine::Subset(root),
+            Err(e) if e.is_too_deep() || !raw.is_object() => return Err(e),
+            Err(_) => Engine::General(general::General::compile(raw)?),
+        };
         Ok(Schema {
             inner: Arc::new(Inner {
                 raw: raw.clone(),
-                root,
+                engine,
             }),
         })
     }
@@ -151,7 +218,7 @@ impl Schema {
         Schema {
             inner: Arc::new(Inner {
                 raw: serde_json::json!({"type": "object"}),
-                root,
+                engine: Engine::Subset(root),
             }),
         }
     }
@@ -185,7 +252,24 @@ impl Schema {
     /// # Ok::<(), beam_mcp::schema::SchemaError>(())
     /// ```
     pub fn validate(&self, instance: &Value) -> Result<(), Violation> {
-        validate::check(&self.inner.root, instance, pointer::Step::Root)
+        match &self.inner.engine {
+            Engine::Subset(root) => validate::check(root, instance, pointer::Step::Root),
+            Engine::General(general) => general.validate(instance),
+        }
+    }
+
+    /// Whether the hand-written subset validator checks this schema (the fast path); otherwise
+    /// the general JSON Schema 2020-12 validator does.
+    pub fn is_subset(&self) -> bool {
+        matches!(self.inner.engine, Engine::Subset(_))
+    }
+
+    /// The top-level properties the schema declares, in declaration order.
+    fn declared(&self) -> &[(Arc<str>, Property)] {
+        match &self.inner.engine {
+            Engine::Subset(root) => &root.properties,
+            Engine::General(general) => &general.properties,
+        }
     }
 
     /// Validate, then normalise an object instance into [`Arguments`]: only the declared
@@ -208,9 +292,7 @@ impl Schema {
         let map = self.object_instance(instance)?;
         self.validate(instance)?;
         let entries = self
-            .inner
-            .root
-            .properties
+            .declared()
             .iter()
             .filter_map(|(name, _)| map.get(&**name).map(|v| (Arc::clone(name), v.clone())))
             .collect();
@@ -230,9 +312,7 @@ impl Schema {
             return Ok(Arguments::empty());
         };
         let entries = self
-            .inner
-            .root
-            .properties
+            .declared()
             .iter()
             .filter_map(|(name, _)| map.remove(&**name).map(|v| (Arc::clone(name), v)))
             .collect();
@@ -256,7 +336,7 @@ impl Schema {
     /// Top-level declared properties in schema order: the schema's shared name and its
     /// [`Property`] (declared types, `x-mcp-header`).
     pub fn properties(&self) -> impl Iterator<Item = (&Arc<str>, &Property)> {
-        self.inner.root.properties.iter().map(|(k, p)| (k, p))
+        self.declared().iter().map(|(k, p)| (k, p))
     }
 
     /// Whether the root declares `"type": "object"` exactly — the string, as MCP requires of an

@@ -38,20 +38,50 @@ fn tool_names_outside_the_recommended_alphabet_are_refused() {
 }
 
 #[test]
-fn schema_keywords_outside_the_subset_are_refused_naming_tool_and_pointer() {
+fn schema_keywords_outside_2020_12_are_refused_naming_tool_and_pointer() {
     let e = refuse(Catalog::new().tool(tool(
         "t",
-        json!({"type":"object","properties":{"p":{"type":"string","pattern":"^a"}}}),
+        json!({"type":"object","properties":{"p":{"type":"string","patern":"^a"}}}),
     )));
     match &e {
         ConfigError::ToolSchema { tool, source } => {
             assert_eq!(tool, "t");
             assert!(source.is_unsupported_keyword());
-            assert_eq!(source.keyword(), Some("pattern"));
+            assert_eq!(source.keyword(), Some("patern"));
         }
         other => panic!("{other}"),
     }
     assert!(e.to_string().contains("/properties/p"), "{e}");
+}
+
+#[test]
+fn a_remote_ref_is_refused_at_startup_with_its_pointer() {
+    let e = refuse(Catalog::new().tool(tool(
+        "t",
+        json!({"type":"object","properties":{"p":{"$ref":"https://example.com/p.json"}}}),
+    )));
+    match &e {
+        ConfigError::ToolSchema { tool, source } => {
+            assert_eq!(tool, "t");
+            assert!(source.is_remote_reference(), "{source}");
+            assert_eq!(source.pointer(), "/properties/p/$ref");
+        }
+        other => panic!("{other}"),
+    }
+    assert!(e.to_string().contains("nothing is fetched"), "{e}");
+}
+
+#[test]
+fn a_2020_12_schema_is_accepted_and_advertised_unchanged() {
+    let raw = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {"units": {"enum": ["celsius", "fahrenheit"]}, "at": {"$ref": "#/$defs/t"}},
+        "$defs": {"t": {"type": "string", "format": "date-time"}},
+        "additionalProperties": false
+    });
+    let server = Server::new(with_dispatch(Catalog::new().tool(tool("t", raw.clone())))).unwrap();
+    assert_eq!(server.advertised_tool("t").unwrap()["inputSchema"], raw);
 }
 
 #[test]
@@ -88,6 +118,11 @@ fn forbidden_mcp_header_annotations_are_refused() {
         (
             json!({"type":"object","properties":{"p":{"type":"object","properties":{
             "q":{"type":"string","x-mcp-header":"Q"}}}}}),
+            "NotTopLevel",
+        ),
+        (
+            json!({"type":"object","allOf":[{"properties":{
+            "q":{"type":"string","x-mcp-header":"Q"}}}]}),
             "NotTopLevel",
         ),
     ];

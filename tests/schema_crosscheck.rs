@@ -1,5 +1,7 @@
-//! Cross-check: on random schemas within the subset and near-valid random instances, our
-//! validator agrees with the `jsonschema` crate (draft 2020-12) on every instance.
+//! Cross-check: on random schemas within the subset and near-valid random instances, the subset
+//! validator agrees with the `jsonschema` crate (draft 2020-12) on every instance, and so does
+//! the crate's general path (the same schema plus an unused `$defs`, which takes it off the fast
+//! path): same verdict, and the same normalised arguments.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -325,6 +327,15 @@ fn agrees_with_jsonschema_crate_on_random_schemas() {
             .with_draft(jsonschema::Draft::Draft202012)
             .build(&raw)
             .map_err(|e| TestCaseError::fail(format!("jsonschema refused {raw}: {e}")))?;
+        prop_assert!(ours.is_subset(), "off the fast path: {}", raw);
+        let mut widened = raw.clone();
+        widened
+            .as_object_mut()
+            .ok_or_else(|| TestCaseError::fail("schema is not an object"))?
+            .insert("$defs".into(), json!({"unused": {"enum": [1]}}));
+        let general = Schema::compile(&widened)
+            .map_err(|e| TestCaseError::fail(format!("general path refused: {e}: {widened}")))?;
+        prop_assert!(!general.is_subset());
         let mut rng = Rng(seed);
         for _ in 0..INSTANCES_PER_SCHEMA {
             let inst = instance(&raw, &mut rng, 0);
@@ -337,6 +348,24 @@ fn agrees_with_jsonschema_crate_on_random_schemas() {
                 inst,
                 ours.validate(&inst)
             );
+            prop_assert_eq!(
+                ok,
+                general.validate(&inst).is_ok(),
+                "general path: schema {} instance {} ours {:?} general {:?}",
+                raw,
+                inst,
+                ours.validate(&inst),
+                general.validate(&inst)
+            );
+            if inst.is_object() {
+                prop_assert_eq!(
+                    ours.arguments(&inst).map(|a| a.into_map()).ok(),
+                    general.arguments(&inst).map(|a| a.into_map()).ok(),
+                    "arguments differ: schema {} instance {}",
+                    raw,
+                    inst
+                );
+            }
             if ok {
                 VALID.fetch_add(1, Ordering::Relaxed);
             } else {

@@ -37,6 +37,15 @@ fn server(seen: Seen, keep: bool) -> Server {
                 "type":"object","properties":{"place":{"type":"string"},"n":{"type":"number"}}
             })),
         )
+        .tool(
+            ToolSpec::new("general", "2020-12 beyond the subset").input_schema(json!({
+                "type": "object",
+                "properties": {"place": {"type": "string", "enum": ["Oslo", "Bergen"]}},
+                "patternProperties": {"^tag-": {"type": "string"}},
+                "additionalProperties": {"type": "integer"},
+                "propertyNames": {"maxLength": 80}
+            })),
+        )
         .tool(ToolSpec::new("bare", "no schema"))
         .tool(
             ToolSpec::new("faulty", "misconfigured").input_schema(json!({
@@ -68,6 +77,21 @@ async fn call(s: &Server, tool: &str, args: Value) -> Value {
     serde_json::from_slice(r.bytes()).unwrap()
 }
 
+/// As `call`, at 2026-07-28 (where a schema refusal is -32602 rather than an `isError` result).
+async fn call_modern(s: &Server, tool: &str, args: Value) -> Value {
+    let frame = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
+        "name":tool,"arguments":args,"_meta":{
+            "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities":{}}}});
+    let Served::Reply(r) = s
+        .serve(&serde_json::to_vec(&frame).unwrap(), Carrier::Stdio)
+        .await
+    else {
+        panic!()
+    };
+    serde_json::from_slice(r.bytes()).unwrap()
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn arguments_are_keyed_by_the_schema_and_values_untouched() {
     let seen: Seen = Arc::default();
@@ -79,6 +103,12 @@ async fn arguments_are_keyed_by_the_schema_and_values_untouched() {
     )
     .await;
     call(&s, "bare", json!({"anything":"at all"})).await;
+    call(
+        &s,
+        "general",
+        json!({"place":"Bergen","tag-a":"x","other":3}),
+    )
+    .await;
     let calls = seen.lock().unwrap();
     let a = &calls[0].arguments;
     assert_eq!(a.get("place"), Some(&json!("Oslo")));
@@ -93,6 +123,36 @@ async fn arguments_are_keyed_by_the_schema_and_values_untouched() {
         calls[1].arguments.is_empty(),
         "a tool without a schema is dispatched empty arguments"
     );
+    let g = &calls[2].arguments;
+    assert_eq!(g.get("place"), Some(&json!("Bergen")));
+    assert_eq!(
+        (g.get("tag-a"), g.get("other"), g.len()),
+        (None, None, 1),
+        "keys matched by patternProperties or additionalProperties are validated, not forwarded"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_general_schema_refusal_names_the_callers_path_not_its_value() {
+    let s = server(Arc::default(), false);
+    let r = call_modern(&s, "general", json!({"place":"Oslo","tag-x":7})).await;
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert_eq!(r["error"]["data"]["path"], "/tag-x", "{r}");
+    assert_eq!(r["error"]["data"]["keyword"], "type", "{r}");
+    assert_eq!(r["error"]["data"]["tool"], "general", "{r}");
+    let r = call_modern(&s, "general", json!({"place":"SECRET-PLACE"})).await;
+    assert_eq!(
+        (&r["error"]["data"]["path"], &r["error"]["data"]["keyword"]),
+        (&json!("/place"), &json!("enum")),
+        "{r}"
+    );
+    assert!(!r.to_string().contains("SECRET-PLACE"), "{r}");
+    // At 2025-11-25 the same refusal is a tool error whose text names the path, not the value.
+    let r = call(&s, "general", json!({"place":"SECRET-PLACE"})).await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("/place"), "{r}");
+    assert!(!text.contains("SECRET-PLACE"), "{r}");
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -111,18 +171,32 @@ async fn memory_does_not_grow_with_ten_thousand_distinct_caller_keys() {
     let s = server(Arc::default(), false);
     for i in 0..1_000 {
         call(&s, "open", json!({"place":"Oslo", format!("warm{i}"): i})).await;
+        call(&s, "general", json!({ format!("tag-warm{i}"): "v" })).await;
+        call(&s, "general", json!({ format!("warm{i}"): "v" })).await;
     }
     let before = LIVE.load(Ordering::SeqCst);
     for i in 0..10_000 {
         let key = format!("caller-chosen-key-{i:06}-{}", "x".repeat(32));
-        let r = call(&s, "open", json!({"place":"Oslo", key: i})).await;
+        let r = call(&s, "open", json!({"place":"Oslo", key.clone(): i})).await;
         assert_eq!(r["result"]["content"][0]["text"], "ok");
+        // The general validator: a key matched by patternProperties, one matched by the
+        // additionalProperties schema, and one refused (its path names the caller's key).
+        let tag = format!("tag-{i:06}-{}", "y".repeat(32));
+        let r = call(
+            &s,
+            "general",
+            json!({"place":"Oslo", tag: "v", key.clone(): i}),
+        )
+        .await;
+        assert_eq!(r["result"]["content"][0]["text"], "ok", "{r}");
+        let r = call_modern(&s, "general", json!({ key: "not an integer" })).await;
+        assert_eq!(r["error"]["code"], -32602, "{r}");
     }
     let after = LIVE.load(Ordering::SeqCst);
-    // 10,000 keys of ~57 bytes would be over 570 KB if any were kept; allow noise far below it.
+    // 40,000 keys of ~57 bytes would be over 2 MB if any were kept; allow noise far below it.
     let grown = after - before;
     assert!(
         grown < 16 * 1024,
-        "live heap grew by {grown} bytes over 10,000 distinct keys"
+        "live heap grew by {grown} bytes over 40,000 distinct keys"
     );
 }

@@ -110,7 +110,8 @@ impl ToolSpec {
         self
     }
 
-    /// Sets the JSON Schema of the arguments (the supported subset; see [`crate::schema`]).
+    /// Sets the JSON Schema of the arguments: any JSON Schema 2020-12 keyword, `#` references
+    /// only (see [`crate::schema`]). It is advertised exactly as given.
     /// Without one, the tool takes no arguments: it advertises an open empty object and is
     /// dispatched empty [`crate::schema::Arguments`] whatever the client sent.
     #[must_use]

@@ -366,6 +366,13 @@ fn header_annotations(schema: &Schema) -> Result<Vec<(String, Arc<str>)>, Header
 
 /// Finds an `x-mcp-header` anywhere but on a top-level property.
 fn nested_header(v: &Value, pointer: &str, depth: usize) -> Option<String> {
+    if let Value::Array(items) = v {
+        // Subschema lists (`allOf`, `prefixItems`, ...): no item is a top-level property.
+        return items
+            .iter()
+            .enumerate()
+            .find_map(|(i, child)| nested_header(child, &format!("{pointer}/{i}"), depth + 1));
+    }
     let obj = v.as_object()?;
     for (k, child) in obj {
         let here = format!("{pointer}/{}", k.replace('~', "~0").replace('/', "~1"));
@@ -374,7 +381,7 @@ fn nested_header(v: &Value, pointer: &str, depth: usize) -> Option<String> {
             return Some(here);
         }
         let annotation_data = matches!(k.as_str(), "default" | "examples" | "const" | "enum");
-        if child.is_object() && !annotation_data {
+        if (child.is_object() || child.is_array()) && !annotation_data {
             if let Some(p) = nested_header(child, &here, depth + 1) {
                 return Some(p);
             }

@@ -1,4 +1,4 @@
-//! The two failures: a schema outside the subset, and an instance that violates a schema.
+//! The two failures: a schema the server will not enforce, and an instance that violates one.
 
 use std::fmt;
 
@@ -8,11 +8,16 @@ use serde_json::{json, Value};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum SchemaErrorKind {
-    /// A keyword outside the subset (`pattern`, `$ref`, `oneOf`, `enum`, ...).
+    /// A keyword that is not one of the JSON Schema 2020-12 keywords the server enforces or
+    /// carries (a misspelling, a draft-07 `definitions`, `$vocabulary`, an unknown `x-` extension).
     UnsupportedKeyword,
-    /// A keyword of the subset whose value is not what the keyword takes
-    /// (`"minLength": -1`, `"type": "strin"`), or a schema that is not a JSON object.
+    /// A keyword whose value is not what the keyword takes (`"minLength": -1`,
+    /// `"type": "strin"`, a `pattern` the linear-time regex engine cannot compile, a `#`
+    /// reference that points at nothing), or a root that is not a JSON object.
     Malformed,
+    /// A `$ref` or `$dynamicRef` that is not a `#` reference within the schema itself
+    /// (`https://…`, `other.json#/x`): nothing is ever fetched, so it is refused.
+    RemoteReference,
     /// Subschemas nested deeper than [`MAX_DEPTH`](super::MAX_DEPTH), or raw JSON (annotations
     /// included) nested deeper than four times that.
     TooDeep,
@@ -29,6 +34,8 @@ pub struct SchemaError {
     /// Pointer to the schema object holding the problem.
     at: String,
     keyword: Option<String>,
+    /// Pointer segments below the keyword (`/1` for the second `required` name), usually empty.
+    detail: String,
     reason: &'static str,
 }
 
@@ -38,7 +45,34 @@ impl SchemaError {
             kind: SchemaErrorKind::UnsupportedKeyword,
             at: at.to_owned(),
             keyword: Some(keyword.to_owned()),
-            reason: "outside the supported JSON Schema subset",
+            detail: String::new(),
+            reason: "not a JSON Schema 2020-12 keyword the server enforces",
+        }
+    }
+
+    pub(crate) fn remote_reference(at: &str, keyword: &str) -> Self {
+        Self {
+            kind: SchemaErrorKind::RemoteReference,
+            at: at.to_owned(),
+            keyword: Some(keyword.to_owned()),
+            detail: String::new(),
+            reason: "only `#` references within the schema resolve; nothing is fetched",
+        }
+    }
+
+    /// A malformed value somewhere below `keyword` (`detail` is the rest of the pointer).
+    pub(crate) fn malformed_within(
+        at: &str,
+        keyword: Option<&str>,
+        detail: String,
+        reason: &'static str,
+    ) -> Self {
+        Self {
+            kind: SchemaErrorKind::Malformed,
+            at: at.to_owned(),
+            keyword: keyword.map(str::to_owned),
+            detail,
+            reason,
         }
     }
 
@@ -47,6 +81,7 @@ impl SchemaError {
             kind: SchemaErrorKind::Malformed,
             at: at.to_owned(),
             keyword: Some(keyword.to_owned()),
+            detail: String::new(),
             reason,
         }
     }
@@ -56,6 +91,7 @@ impl SchemaError {
             kind: SchemaErrorKind::Malformed,
             at: at.to_owned(),
             keyword: None,
+            detail: String::new(),
             reason,
         }
     }
@@ -65,6 +101,7 @@ impl SchemaError {
             kind: SchemaErrorKind::TooDeep,
             at: at.to_owned(),
             keyword: None,
+            detail: String::new(),
             reason: "nested too deep (more than 64 subschemas, or 256 JSON levels)",
         }
     }
@@ -74,9 +111,14 @@ impl SchemaError {
         self.kind
     }
 
-    /// Whether a keyword outside the subset was refused.
+    /// Whether a keyword the server neither enforces nor carries was refused.
     pub fn is_unsupported_keyword(&self) -> bool {
         self.kind == SchemaErrorKind::UnsupportedKeyword
+    }
+
+    /// Whether a `$ref` or `$dynamicRef` outside the schema itself was refused.
+    pub fn is_remote_reference(&self) -> bool {
+        self.kind == SchemaErrorKind::RemoteReference
     }
 
     /// Whether a keyword's value (or a subschema) was not well formed.
@@ -94,16 +136,21 @@ impl SchemaError {
         self.keyword.as_deref()
     }
 
-    /// JSON Pointer to the offending value in the raw schema (`/properties/place/pattern`).
+    /// JSON Pointer to the offending value in the raw schema (`/properties/place/pattern`,
+    /// `/properties/place/$ref`, `/required/1`).
     pub fn pointer(&self) -> String {
-        match &self.keyword {
-            Some(k) => {
-                let mut p = self.at.clone();
-                super::pointer::push(&mut p, k);
-                p
-            }
-            None => self.at.clone(),
+        let mut p = self.at.clone();
+        if let Some(k) = &self.keyword {
+            super::pointer::push(&mut p, k);
         }
+        p.push_str(&self.detail);
+        p
+    }
+
+    /// Why the value was refused, without the location (`only `#` references within the schema
+    /// resolve; nothing is fetched`).
+    pub fn reason(&self) -> &'static str {
+        self.reason
     }
 
     /// JSON Pointer to the schema object that holds the offending keyword (`/properties/place`);
@@ -124,6 +171,15 @@ impl fmt::Display for SchemaError {
             (SchemaErrorKind::UnsupportedKeyword, Some(k)) => {
                 write!(f, "unsupported keyword `{k}` at {at}")
             }
+            (SchemaErrorKind::RemoteReference, Some(k)) => {
+                write!(f, "remote `{k}` at {at}: {}", self.reason)
+            }
+            (_, Some(k)) if !self.detail.is_empty() => write!(
+                f,
+                "malformed keyword `{k}` at {at} ({}): {}",
+                self.pointer(),
+                self.reason
+            ),
             (_, Some(k)) => write!(f, "malformed keyword `{k}` at {at}: {}", self.reason),
             (_, None) => write!(f, "invalid schema at {at}: {}", self.reason),
         }
