@@ -88,8 +88,8 @@ use beam_mcp_supervisors::{
 };
 use catalog::{CatalogActor, CatalogArgs, DispatcherSlot, Snapshot};
 use message::decode_reply;
-use pool::{Pool, PoolSettings, ReplyTo};
-use ractor::{Actor, ActorCell, ActorRef, RpcReplyPort};
+use pool::{Pool, PoolSettings};
+use ractor::{Actor, ActorCell, ActorRef};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -341,14 +341,7 @@ impl RuntimeHandle {
     /// is an `Ok` [`ToolReply`] with [`ToolReply::is_error`].
     pub async fn dispatch(&self, tool: &str, arguments: Value) -> DispatchResult {
         match self.shared.snapshot.load().host_call(tool, arguments) {
-            Step::Pending(p) => {
-                let (tx, rx) = ractor::concurrency::oneshot();
-                self.shared
-                    .pool
-                    .submit(p, ReplyTo::Host(RpcReplyPort::from(tx)));
-                rx.await
-                    .unwrap_or_else(|_| Err(message::internal(pool::UNAVAILABLE)))
-            }
+            Step::Pending(p) => decode_reply(&self.shared.pool.run(p).await),
             Step::Reply(r) | Step::Close(Some(r)) => decode_reply(&r),
             Step::Silent | Step::Close(None) => Err(message::internal("no reply")),
         }
