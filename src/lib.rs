@@ -40,7 +40,9 @@ pub mod connectome;
 pub mod content;
 mod dispatch;
 mod error;
+mod extensions;
 pub mod metrics;
+mod outcome;
 pub mod protocol;
 pub mod runtime;
 pub mod schema;
@@ -52,6 +54,8 @@ pub use catalog::{Catalog, ToolSpec};
 pub use content::Content;
 pub use dispatch::{CallContext, Carrier, Dispatch, ToolCall, ToolError, ToolOutput};
 pub use error::{ConfigError, HeaderFault};
+pub use extensions::Extensions;
+pub use outcome::{Outcome, RefusalReason, Refused};
 pub use schema::Arguments;
 pub use server::{Pending, Reply, Served, Server, ServerConfig, Step, DEFAULT_PAGE_SIZE};
 

@@ -81,13 +81,13 @@ use crate::connectome::export::ExportKind;
 use crate::connectome::observed::CollectorActor;
 use crate::connectome::reporter::{Reporter, ReporterArgs, ReporterMsg};
 use crate::dispatch::Carrier;
+use crate::extensions::Extensions;
 use crate::server::{Served, Server, Step};
 use crate::transport::RunPending;
 use beam_mcp_supervisors::{
     ChildSpec, Restart, Shutdown, Strategy, Supervisor, SupervisorRef, SupervisorSpec,
 };
 use catalog::{CatalogActor, CatalogArgs, DispatcherSlot, Snapshot};
-use message::decode_reply;
 use pool::{Pool, PoolSettings, ReplyTo};
 use ractor::{Actor, ActorCell, ActorRef, RpcReplyPort};
 use serde_json::Value;
@@ -340,24 +340,57 @@ impl RuntimeHandle {
     /// overloaded pool, an expired deadline, a pool that is not running. A tool's own failure
     /// is an `Ok` [`ToolReply`] with [`ToolReply::is_error`].
     pub async fn dispatch(&self, tool: &str, arguments: Value) -> DispatchResult {
-        match self.shared.snapshot.load().host_call(tool, arguments) {
-            Step::Pending(p) => {
+        self.dispatch_with(tool, arguments, Extensions::new()).await
+    }
+
+    /// [`RuntimeHandle::dispatch`] carrying `extensions` (the principal the host acts for,
+    /// say): the tool reads them as [`crate::CallContext::extensions`].
+    ///
+    /// # Errors
+    /// As [`RuntimeHandle::dispatch`].
+    pub async fn dispatch_with(
+        &self,
+        tool: &str,
+        arguments: Value,
+        extensions: Extensions,
+    ) -> DispatchResult {
+        match self
+            .shared
+            .snapshot
+            .load()
+            .host_call(tool, arguments, extensions)
+        {
+            Ok(p) => {
                 let (tx, rx) = ractor::concurrency::oneshot();
                 self.shared
                     .pool
                     .submit(p, ReplyTo::Host(RpcReplyPort::from(tx)));
                 rx.await
-                    .unwrap_or_else(|_| Err(message::internal(pool::UNAVAILABLE)))
+                    .unwrap_or_else(|_| Err(message::unserved(pool::UNAVAILABLE)))
             }
-            Step::Reply(r) | Step::Close(Some(r)) => decode_reply(&r),
-            Step::Silent | Step::Close(None) => Err(message::internal("no reply")),
+            Err(r) => message::answer(r),
         }
     }
 
     /// Serves one JSON-RPC frame in process, as a transport would: the core answers what it
     /// can, and host work goes through the dispatch pool.
     pub async fn serve(&self, frame: &[u8], carrier: Carrier) -> Served {
-        match self.shared.snapshot.load().handle(frame, carrier) {
+        self.serve_with(frame, carrier, Extensions::new()).await
+    }
+
+    /// [`RuntimeHandle::serve`] with the host's `extensions` attached to the request.
+    pub async fn serve_with(
+        &self,
+        frame: &[u8],
+        carrier: Carrier,
+        extensions: Extensions,
+    ) -> Served {
+        match self
+            .shared
+            .snapshot
+            .load()
+            .handle_with(frame, carrier, extensions)
+        {
             Step::Reply(r) => Served::Reply(r),
             Step::Silent => Served::Silent,
             Step::Pending(p) => Served::Reply(self.shared.pool.run(p).await),
