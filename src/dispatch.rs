@@ -76,6 +76,17 @@ impl CallContext {
     }
 }
 
+/// The `tracing` target of the span the one dispatch site enters around every tool call
+/// (named `tools/call`, one field: `tool`). The connectome's collector layer reads it; any
+/// subscriber of the host's may filter on it. It is emitted whether or not the `connectome`
+/// feature is built.
+pub const DISPATCH_TARGET: &str = "beam_mcp::dispatch";
+
+/// The span of the one dispatch site, carrying the tool's name (edge identity) and nothing else.
+pub(crate) fn dispatch_span(tool: &str) -> tracing::Span {
+    tracing::info_span!(target: DISPATCH_TARGET, "tools/call", tool = tool)
+}
+
 /// The transport a request arrived on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]

@@ -36,6 +36,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod catalog;
+#[cfg(feature = "connectome")]
 pub mod connectome;
 pub mod content;
 mod dispatch;
@@ -52,7 +53,9 @@ pub mod transport;
 pub use catalog::validated::HeaderFaults;
 pub use catalog::{Catalog, ToolSpec};
 pub use content::Content;
-pub use dispatch::{CallContext, Carrier, Dispatch, ToolCall, ToolError, ToolOutput};
+pub use dispatch::{
+    CallContext, Carrier, Dispatch, ToolCall, ToolError, ToolOutput, DISPATCH_TARGET,
+};
 pub use error::{ConfigError, HeaderFault};
 pub use extensions::Extensions;
 pub use outcome::{Outcome, RefusalReason, Refused};

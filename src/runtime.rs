@@ -76,9 +76,13 @@ pub use message::{DispatchError, DispatchResult, RuntimeMsg, ToolReply, RUNTIME_
 pub use pool::PoolStats;
 pub use stdio::{StdioConnector, StdioIo};
 
+#[cfg(feature = "connectome")]
 use crate::connectome::canonical::Sealed;
+#[cfg(feature = "connectome")]
 use crate::connectome::export::ExportKind;
+#[cfg(feature = "connectome")]
 use crate::connectome::observed::CollectorActor;
+#[cfg(feature = "connectome")]
 use crate::connectome::reporter::{Reporter, ReporterArgs, ReporterMsg};
 use crate::dispatch::Carrier;
 use crate::extensions::Extensions;
@@ -101,8 +105,10 @@ pub const CATALOG: &str = "catalog";
 /// The child id of the dispatch pool (the factory) under Root.
 pub const DISPATCH_POOL: &str = "dispatch_pool";
 /// The child id of the collector actor under Root.
+#[cfg(feature = "connectome")]
 pub const COLLECTOR: &str = "collector";
 /// The child id of the connectome reporter under Root.
+#[cfg(feature = "connectome")]
 pub const REPORTER: &str = "reporter";
 /// The child id of the transports supervisor under Root.
 pub const TRANSPORTS: &str = "transports";
@@ -150,7 +156,9 @@ impl Runtime {
         config: RuntimeConfig,
         parent: Option<ActorCell>,
     ) -> Result<RuntimeHandle, RuntimeError> {
+        #[cfg(feature = "connectome")]
         let collector = server.collector().cloned();
+        #[cfg(feature = "connectome")]
         let collector_for_reporter = collector.clone();
         if config.workers == 0 {
             return Err(RuntimeError::InvalidOption {
@@ -174,6 +182,7 @@ impl Runtime {
             pool: Pool::new(settings),
             dispatcher: Arc::new(RwLock::new(None)),
             call_timeout: config.deadline + Duration::from_secs(10),
+            #[cfg(feature = "connectome")]
             reporter: Arc::new(RwLock::new(None)),
             transports: HashMap::new(),
         };
@@ -258,6 +267,7 @@ impl Runtime {
             .child(catalog)
             .child(dispatch_pool);
         // The collector the server's dispatch site records into, when it has one.
+        #[cfg(feature = "connectome")]
         if let Some(collector) = collector {
             root = root.child(ChildSpec::new(COLLECTOR, move |sup| {
                 let collector = collector.clone();
@@ -268,6 +278,7 @@ impl Runtime {
                 }
             }));
         }
+        #[cfg(feature = "connectome")]
         if let Some((declared, algorithm)) = config.reporter.clone() {
             let collector = collector_for_reporter.unwrap_or_default();
             let slot = shared.reporter.clone();
@@ -308,6 +319,7 @@ struct Shared {
     dispatcher: DispatcherSlot,
     /// How long a transport supervisor call may take: a stop waits for the calls in flight.
     call_timeout: Duration,
+    #[cfg(feature = "connectome")]
     reporter: Arc<RwLock<Option<ActorRef<ReporterMsg>>>>,
     transports: HashMap<String, ChildSpec>,
 }
@@ -413,6 +425,7 @@ impl RuntimeHandle {
             .clone()
     }
 
+    #[cfg(feature = "connectome")]
     /// Builds a connectome export in the reporter actor (declared, observed or diff), off the
     /// request path.
     ///

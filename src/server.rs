@@ -11,13 +11,16 @@ mod pending;
 mod route;
 
 pub use config::{ServerConfig, DEFAULT_PAGE_SIZE};
+#[cfg_attr(not(feature = "http"), allow(unused_imports))]
+pub(crate) use pending::guarded;
 pub use pending::Pending;
-pub(crate) use pending::{guarded, refusal, HostOutcome};
+pub(crate) use pending::{refusal, HostOutcome};
 #[cfg_attr(not(feature = "http"), allow(unused_imports))]
 pub(crate) use route::{Era, MODERN_ONLY};
 
 use crate::catalog::cursor::CursorCodec;
 use crate::catalog::validated::ValidatedCatalog;
+#[cfg(feature = "connectome")]
 use crate::connectome::observed::Collector;
 use crate::dispatch::{Carrier, Dispatch, ToolError, ToolOutput};
 use crate::error::ConfigError;
@@ -48,6 +51,7 @@ pub(crate) struct Inner {
     pub(crate) discover_ttl_ms: u64,
     pub(crate) page_size: usize,
     pub(crate) cursors: CursorCodec,
+    #[cfg(feature = "connectome")]
     pub(crate) collector: Option<Collector>,
 }
 
@@ -196,6 +200,7 @@ impl Server {
                 prompts_cache: (config.prompts_ttl_ms, config.prompts_cache_scope),
                 discover_ttl_ms: config.discover_ttl_ms,
                 page_size: config.page_size,
+                #[cfg(feature = "connectome")]
                 collector: config.collector,
                 cursors: CursorCodec::new(cursor_key),
             }),
@@ -203,6 +208,7 @@ impl Server {
     }
 
     /// The collector the dispatch site records into, when the host configured one.
+    #[cfg(feature = "connectome")]
     pub(crate) fn collector(&self) -> Option<&Collector> {
         self.inner.collector.as_ref()
     }

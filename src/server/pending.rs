@@ -155,10 +155,13 @@ impl Pending {
                 let tool = call.tool.clone();
                 let carrier = call.context.carrier;
                 // The one dispatch site: the edge is recorded here, after validation, by name only.
+                #[cfg(feature = "connectome")]
                 if let Some(collector) = &inner.collector {
                     collector.record_dispatch(&tool);
                 }
-                let span = crate::connectome::observed::dispatch_span(&tool);
+                // Emitted with or without the connectome: a collector's layer reads it, and so
+                // may any subscriber of the host's (target `DISPATCH_TARGET`).
+                let span = crate::dispatch::dispatch_span(&tool);
                 let started = std::time::Instant::now();
                 let (outcome, host) = match guarded(|| dispatch.call(call)).instrument(span).await {
                     Ok(r) => (r, HostOutcome::Returned),
