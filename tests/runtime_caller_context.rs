@@ -1,9 +1,14 @@
-//! The caller's context on the runtime's other carriers: a host dispatch (by handle and by
-//! message) carries its extensions to the tool, a stdio connection carries the ones its
-//! connector (its per-connection hook, run at every restart) gave it; and the typed outcomes a
-//! host reads, never the message text.
+//! The caller's context on the runtime's carriers: a host dispatch (by handle and by message)
+//! carries its extensions to the tool, a stdio connection carries the ones its connector (its
+//! per-connection hook, run at every restart) gave it, and the runtime's HTTP listener carries
+//! the principal its service's async hook attached into the dispatch pool (real sockets,
+//! HTTP/1.1 and h2c); and the typed outcomes a host reads, never the message text.
+
+#[path = "support/http.rs"]
+mod rig;
 
 use beam_mcp::runtime::{Runtime, RuntimeConfig, RuntimeMsg, StdioIo, STDIO};
+use beam_mcp::transport::http::{AllowedOrigins, HttpService, Refusal, ServeOptions};
 use beam_mcp::transport::stdio::{self, StdioOptions};
 use beam_mcp::{
     Carrier, Catalog, Extensions, Outcome, RefusalReason, Served, Server, ServerConfig, ToolCall,
@@ -207,4 +212,50 @@ async fn replies_carry_typed_outcomes() {
         panic!()
     };
     assert!(r.outcome().refused().unwrap().is_parse_error());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_runtime_http_listener_carries_the_principal_into_the_pool() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let service = HttpService::new(server(), |_| Ok(()), AllowedOrigins::Any)
+        .path("/mcp")
+        .authorize_async(|head| {
+            let user = head
+                .headers
+                .get("x-user")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            async move {
+                tokio::task::yield_now().await;
+                match user {
+                    Some(u) => Ok(Extensions::new().with(Principal(u))),
+                    None => Err(Refusal::new("no user")),
+                }
+            }
+        });
+    let config = RuntimeConfig::new()
+        .workers(2)
+        .http(listener, service, ServeOptions::default());
+    let rt = Runtime::start(server(), config).await.unwrap();
+    let call = rig::rpc("tools/call", json!({"name": "whoami", "arguments": {}}));
+    for proto in rig::BOTH {
+        let before = rt.pool_stats().completed;
+        let c = rig::Client::new(proto, addr);
+        let r = c
+            .post_with(&call, |h| h.push(("x-user".into(), "carol".into())))
+            .await;
+        assert_eq!(
+            r.json()["result"]["content"][0]["text"],
+            "carol via Http",
+            "{proto:?}"
+        );
+        assert_eq!(
+            rt.pool_stats().completed,
+            before + 1,
+            "{proto:?}: ran in the pool"
+        );
+        assert_eq!(c.post(&call).await.status.as_u16(), 403, "{proto:?}");
+    }
+    rt.stop(LIMIT).await.unwrap();
 }
