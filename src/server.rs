@@ -123,9 +123,9 @@ impl Reply {
         self
     }
 
-    /// The refusal's error object, when the reply is one.
-    pub(crate) fn rpc_error(&self) -> Option<&RpcError> {
-        self.error.as_deref()
+    /// The refusal's error object, when the reply is one (taken: the bytes stay).
+    pub(crate) fn take_error(&mut self) -> Option<RpcError> {
+        self.error.take().map(|b| *b)
     }
 
     /// The tool's answer, when the reply answers a host dispatch's tool call.

@@ -161,8 +161,8 @@ impl std::error::Error for DispatchError {}
 /// A core reply, as the host's plain-data answer: read from its typed outcome and the tool's
 /// own answer, never from the encoded bytes.
 pub(crate) fn answer(mut reply: Reply) -> DispatchResult {
-    if let Some(error) = reply.rpc_error() {
-        return Err(DispatchError::of(error.clone()));
+    if let Some(error) = reply.take_error() {
+        return Err(DispatchError::of(error));
     }
     match reply.take_tool() {
         Some(Ok(out)) => Ok(ToolReply {
