@@ -12,8 +12,9 @@
 //! - A job dropped for any other reason (the pool stopping, a worker killed mid-job) is
 //!   answered from its `Drop`: a caller is never left waiting.
 
-use super::message::{decode_reply, DispatchResult};
+use super::message::{answer, DispatchResult};
 use crate::metrics::{self, PoolEvent};
+use crate::outcome::RefusalReason;
 use crate::server::{refusal, HostOutcome, Pending, Reply};
 use crate::transport::{Done, RunPending};
 use crate::BoxFuture;
@@ -30,10 +31,10 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio::sync::oneshot;
 
-pub(crate) const OVERLOADED: &str = "overloaded";
-pub(crate) const DEADLINE: &str = "deadline";
-pub(crate) const UNAVAILABLE: &str = "unavailable";
-pub(crate) const SHUTTING_DOWN: &str = "shutting down";
+const OVERLOADED: RefusalReason = RefusalReason::Overloaded;
+const DEADLINE: RefusalReason = RefusalReason::Deadline;
+pub(crate) const UNAVAILABLE: RefusalReason = RefusalReason::Unavailable;
+const SHUTTING_DOWN: RefusalReason = RefusalReason::ShuttingDown;
 
 type PoolFactory =
     Factory<(), PoolJob, (), DispatchWorker, QueuerRouting<(), PoolJob>, DefaultQueue<(), PoolJob>>;
@@ -56,7 +57,7 @@ impl ReplyTo {
                 let _ = tx.send(reply);
             }
             ReplyTo::Host(port) => {
-                let _ = port.send(decode_reply(&reply));
+                let _ = port.send(answer(reply));
             }
             ReplyTo::Done(done) => done(reply),
         }
@@ -81,7 +82,7 @@ impl PoolJob {
         work
     }
 
-    fn refuse(&mut self, reason: &'static str) {
+    fn refuse(&mut self, reason: RefusalReason) {
         if let Some((pending, reply)) = self.take() {
             reply.send(pending.refuse(reason));
         }
