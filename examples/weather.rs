@@ -142,10 +142,9 @@ async fn main() -> ExitCode {
     {
         use tracing_subscriber::filter::{LevelFilter, Targets};
         use tracing_subscriber::prelude::*;
-        let wanted = Targets::new().with_default(LevelFilter::INFO).with_target(
-            beam_mcp::connectome::observed::DISPATCH_TARGET,
-            LevelFilter::OFF,
-        );
+        let wanted = Targets::new()
+            .with_default(LevelFilter::INFO)
+            .with_target(beam_mcp::DISPATCH_TARGET, LevelFilter::OFF);
         tracing_subscriber::registry()
             .with(
                 tracing_subscriber::fmt::layer()

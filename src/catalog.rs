@@ -108,6 +108,29 @@ impl Catalog {
         self
     }
 
+    /// Sets a reader that reads the call's context: `read(uri, context)`, where
+    /// [`crate::CallContext::extensions`] holds what the host attached (the principal its
+    /// authorize hook returned, say).
+    #[must_use]
+    pub fn reader_in_context<F, Fut>(self, read: F) -> Self
+    where
+        F: Fn(String, crate::CallContext) -> Fut + Send + Sync + 'static,
+        Fut:
+            std::future::Future<Output = Result<Vec<ResourceContents>, ReadError>> + Send + 'static,
+    {
+        self.reader(resource::InContext(read))
+    }
+
+    /// Sets a renderer that reads the call's context: `render(name, arguments, context)`.
+    #[must_use]
+    pub fn renderer_in_context<F, Fut>(self, render: F) -> Self
+    where
+        F: Fn(String, crate::schema::Arguments, crate::CallContext) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<RenderedPrompt, RenderError>> + Send + 'static,
+    {
+        self.renderer(resource::InContext(render))
+    }
+
     /// Sets the completer behind `completion/complete`, for the arguments of the listed prompts
     /// and the variables of the listed resource templates. With one (and something to
     /// complete), the `completions` capability is advertised; without one, the method is

@@ -1,6 +1,7 @@
 //! The dispatch contract: the one function through which the host does the work of a tool.
 
 use crate::content::Content;
+use crate::extensions::Extensions;
 use crate::protocol::Revision;
 use crate::schema::Arguments;
 use crate::BoxFuture;
@@ -10,28 +11,85 @@ use std::future::Future;
 use std::sync::Arc;
 
 /// One validated tool call, as the host receives it.
+///
+/// `#[non_exhaustive]`: read its fields; build one (to test a tool) with [`ToolCall::new`].
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The tool's name (the catalog's own `Arc`, not the caller's string).
     pub tool: Arc<str>,
     /// The arguments, keyed by the schema's own property names, values untouched.
     pub arguments: Arguments,
-    /// Where the call came from.
+    /// Where the call came from, and what the host attached to it.
     pub context: CallContext,
 }
 
-/// What the host may know about a call's origin. Self-reported client data is not included:
-/// the specification says servers should not act on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+impl ToolCall {
+    /// A call of `tool` with `arguments` (a host testing its dispatch function; the server
+    /// builds its own from a validated request).
+    pub fn new(tool: impl Into<Arc<str>>, arguments: Arguments, context: CallContext) -> Self {
+        ToolCall {
+            tool: tool.into(),
+            arguments,
+            context,
+        }
+    }
+
+    /// What the host attached to the call (the principal its authorize hook returned, say).
+    pub fn extensions(&self) -> &Extensions {
+        &self.context.extensions
+    }
+}
+
+/// What the host may know about a call's origin: the revision, the carrier, and what the host
+/// itself attached (its HTTP authorize hook's principal, a stdio connection's context, a host
+/// dispatch's extensions). Self-reported client data is not included: the specification says
+/// servers should not act on it.
+///
+/// `#[non_exhaustive]`: read its fields; build one with [`CallContext::new`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct CallContext {
     /// The revision the request was served at.
     pub revision: Revision,
     /// The carrier.
     pub carrier: Carrier,
+    /// What the host attached to the request, by type.
+    pub extensions: Extensions,
+}
+
+impl CallContext {
+    /// A context with no extensions.
+    pub fn new(revision: Revision, carrier: Carrier) -> Self {
+        CallContext {
+            revision,
+            carrier,
+            extensions: Extensions::new(),
+        }
+    }
+
+    /// The same context carrying `extensions`.
+    #[must_use]
+    pub fn with_extensions(mut self, extensions: Extensions) -> Self {
+        self.extensions = extensions;
+        self
+    }
+}
+
+/// The `tracing` target of the span the one dispatch site enters around every tool call
+/// (named `tools/call`, one field: `tool`). The connectome's collector layer reads it; any
+/// subscriber of the host's may filter on it. It is emitted whether or not the `connectome`
+/// feature is built.
+pub const DISPATCH_TARGET: &str = "beam_mcp::dispatch";
+
+/// The span of the one dispatch site, carrying the tool's name (edge identity) and nothing else.
+pub(crate) fn dispatch_span(tool: &str) -> tracing::Span {
+    tracing::info_span!(target: DISPATCH_TARGET, "tools/call", tool = tool)
 }
 
 /// The transport a request arrived on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Carrier {
     /// Newline-delimited JSON over stdin/stdout: dual-era.
     Stdio,

@@ -36,11 +36,14 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod catalog;
+#[cfg(feature = "connectome")]
 pub mod connectome;
 pub mod content;
 mod dispatch;
 mod error;
+mod extensions;
 pub mod metrics;
+mod outcome;
 pub mod protocol;
 pub mod runtime;
 pub mod schema;
@@ -50,8 +53,12 @@ pub mod transport;
 pub use catalog::validated::HeaderFaults;
 pub use catalog::{Catalog, ToolSpec};
 pub use content::Content;
-pub use dispatch::{CallContext, Carrier, Dispatch, ToolCall, ToolError, ToolOutput};
+pub use dispatch::{
+    CallContext, Carrier, Dispatch, ToolCall, ToolError, ToolOutput, DISPATCH_TARGET,
+};
 pub use error::{ConfigError, HeaderFault};
+pub use extensions::Extensions;
+pub use outcome::{Outcome, RefusalReason, Refused};
 pub use schema::Arguments;
 pub use server::{Pending, Reply, Served, Server, ServerConfig, Step, DEFAULT_PAGE_SIZE};
 

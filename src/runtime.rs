@@ -76,18 +76,22 @@ pub use message::{DispatchError, DispatchResult, RuntimeMsg, ToolReply, RUNTIME_
 pub use pool::PoolStats;
 pub use stdio::{StdioConnector, StdioIo};
 
+#[cfg(feature = "connectome")]
 use crate::connectome::canonical::Sealed;
+#[cfg(feature = "connectome")]
 use crate::connectome::export::ExportKind;
+#[cfg(feature = "connectome")]
 use crate::connectome::observed::CollectorActor;
+#[cfg(feature = "connectome")]
 use crate::connectome::reporter::{Reporter, ReporterArgs, ReporterMsg};
 use crate::dispatch::Carrier;
+use crate::extensions::Extensions;
 use crate::server::{Served, Server, Step};
 use crate::transport::RunPending;
 use beam_mcp_supervisors::{
     ChildSpec, Restart, Shutdown, Strategy, Supervisor, SupervisorRef, SupervisorSpec,
 };
 use catalog::{CatalogActor, CatalogArgs, DispatcherSlot, Snapshot};
-use message::decode_reply;
 use pool::{Pool, PoolSettings};
 use ractor::{Actor, ActorCell, ActorRef};
 use serde_json::Value;
@@ -101,8 +105,10 @@ pub const CATALOG: &str = "catalog";
 /// The child id of the dispatch pool (the factory) under Root.
 pub const DISPATCH_POOL: &str = "dispatch_pool";
 /// The child id of the collector actor under Root.
+#[cfg(feature = "connectome")]
 pub const COLLECTOR: &str = "collector";
 /// The child id of the connectome reporter under Root.
+#[cfg(feature = "connectome")]
 pub const REPORTER: &str = "reporter";
 /// The child id of the transports supervisor under Root.
 pub const TRANSPORTS: &str = "transports";
@@ -150,7 +156,9 @@ impl Runtime {
         config: RuntimeConfig,
         parent: Option<ActorCell>,
     ) -> Result<RuntimeHandle, RuntimeError> {
+        #[cfg(feature = "connectome")]
         let collector = server.collector().cloned();
+        #[cfg(feature = "connectome")]
         let collector_for_reporter = collector.clone();
         if config.workers == 0 {
             return Err(RuntimeError::InvalidOption {
@@ -174,6 +182,7 @@ impl Runtime {
             pool: Pool::new(settings),
             dispatcher: Arc::new(RwLock::new(None)),
             call_timeout: config.deadline + Duration::from_secs(10),
+            #[cfg(feature = "connectome")]
             reporter: Arc::new(RwLock::new(None)),
             transports: HashMap::new(),
         };
@@ -258,6 +267,7 @@ impl Runtime {
             .child(catalog)
             .child(dispatch_pool);
         // The collector the server's dispatch site records into, when it has one.
+        #[cfg(feature = "connectome")]
         if let Some(collector) = collector {
             root = root.child(ChildSpec::new(COLLECTOR, move |sup| {
                 let collector = collector.clone();
@@ -268,6 +278,7 @@ impl Runtime {
                 }
             }));
         }
+        #[cfg(feature = "connectome")]
         if let Some((declared, algorithm)) = config.reporter.clone() {
             let collector = collector_for_reporter.unwrap_or_default();
             let slot = shared.reporter.clone();
@@ -308,6 +319,7 @@ struct Shared {
     dispatcher: DispatcherSlot,
     /// How long a transport supervisor call may take: a stop waits for the calls in flight.
     call_timeout: Duration,
+    #[cfg(feature = "connectome")]
     reporter: Arc<RwLock<Option<ActorRef<ReporterMsg>>>>,
     transports: HashMap<String, ChildSpec>,
 }
@@ -340,17 +352,50 @@ impl RuntimeHandle {
     /// overloaded pool, an expired deadline, a pool that is not running. A tool's own failure
     /// is an `Ok` [`ToolReply`] with [`ToolReply::is_error`].
     pub async fn dispatch(&self, tool: &str, arguments: Value) -> DispatchResult {
-        match self.shared.snapshot.load().host_call(tool, arguments) {
-            Step::Pending(p) => decode_reply(&self.shared.pool.run(p).await),
-            Step::Reply(r) | Step::Close(Some(r)) => decode_reply(&r),
-            Step::Silent | Step::Close(None) => Err(message::internal("no reply")),
+        self.dispatch_with(tool, arguments, Extensions::new()).await
+    }
+
+    /// [`RuntimeHandle::dispatch`] carrying `extensions` (the principal the host acts for,
+    /// say): the tool reads them as [`crate::CallContext::extensions`].
+    ///
+    /// # Errors
+    /// As [`RuntimeHandle::dispatch`].
+    pub async fn dispatch_with(
+        &self,
+        tool: &str,
+        arguments: Value,
+        extensions: Extensions,
+    ) -> DispatchResult {
+        match self
+            .shared
+            .snapshot
+            .load()
+            .host_call(tool, arguments, extensions)
+        {
+            Ok(p) => message::answer(self.shared.pool.run(p).await),
+            Err(r) => message::answer(r),
         }
     }
 
     /// Serves one JSON-RPC frame in process, as a transport would: the core answers what it
     /// can, and host work goes through the dispatch pool.
     pub async fn serve(&self, frame: &[u8], carrier: Carrier) -> Served {
-        match self.shared.snapshot.load().handle(frame, carrier) {
+        self.serve_with(frame, carrier, Extensions::new()).await
+    }
+
+    /// [`RuntimeHandle::serve`] with the host's `extensions` attached to the request.
+    pub async fn serve_with(
+        &self,
+        frame: &[u8],
+        carrier: Carrier,
+        extensions: Extensions,
+    ) -> Served {
+        match self
+            .shared
+            .snapshot
+            .load()
+            .handle_with(frame, carrier, extensions)
+        {
             Step::Reply(r) => Served::Reply(r),
             Step::Silent => Served::Silent,
             Step::Pending(p) => Served::Reply(self.shared.pool.run(p).await),
@@ -373,6 +418,7 @@ impl RuntimeHandle {
             .clone()
     }
 
+    #[cfg(feature = "connectome")]
     /// Builds a connectome export in the reporter actor (declared, observed or diff), off the
     /// request path.
     ///

@@ -11,6 +11,8 @@ mod pending;
 mod route;
 
 pub use config::{ServerConfig, DEFAULT_PAGE_SIZE};
+#[cfg_attr(not(feature = "http"), allow(unused_imports))]
+pub(crate) use pending::guarded;
 pub use pending::Pending;
 pub(crate) use pending::{refusal, HostOutcome};
 #[cfg_attr(not(feature = "http"), allow(unused_imports))]
@@ -18,9 +20,12 @@ pub(crate) use route::{Era, MODERN_ONLY};
 
 use crate::catalog::cursor::CursorCodec;
 use crate::catalog::validated::ValidatedCatalog;
+#[cfg(feature = "connectome")]
 use crate::connectome::observed::Collector;
-use crate::dispatch::{Carrier, Dispatch};
+use crate::dispatch::{Carrier, Dispatch, ToolError, ToolOutput};
 use crate::error::ConfigError;
+use crate::extensions::Extensions;
+use crate::outcome::Outcome;
 use crate::protocol::{
     decode, encode_error, CacheScope, Envelope, RequestId, RpcError, ServerInfo,
 };
@@ -46,6 +51,7 @@ pub(crate) struct Inner {
     pub(crate) discover_ttl_ms: u64,
     pub(crate) page_size: usize,
     pub(crate) cursors: CursorCodec,
+    #[cfg(feature = "connectome")]
     pub(crate) collector: Option<Collector>,
 }
 
@@ -73,23 +79,58 @@ pub enum Step {
     Close(Option<Reply>),
 }
 
-/// One response, encoded and ready for the wire, with what a transport needs to pick a status.
+/// One response, encoded and ready for the wire, with its typed [`Outcome`]: what a transport
+/// needs to pick a status, and what the runtime hands a host, neither read back from the bytes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reply {
     bytes: Vec<u8>,
-    error: Option<i64>,
+    outcome: Outcome,
+    /// The error the bytes encode, when the reply is a refusal (host dispatch reads it).
+    error: Option<Box<RpcError>>,
+    /// A host [`Carrier::Host`] tool call's answer as the tool gave it (host dispatch reads it).
+    tool: Option<Box<Result<ToolOutput, ToolError>>>,
 }
 
 impl Reply {
-    pub(crate) fn new(bytes: Vec<u8>, error: Option<i64>) -> Self {
-        Reply { bytes, error }
+    /// A reply whose bytes say `outcome` (a result or a tool error: refusals are
+    /// [`Reply::error`]).
+    pub(crate) fn new(bytes: Vec<u8>, outcome: Outcome) -> Self {
+        Reply {
+            bytes,
+            outcome,
+            error: None,
+            tool: None,
+        }
     }
 
-    pub(crate) fn error(id: Option<&RequestId>, error: &RpcError) -> Self {
+    /// A result.
+    pub(crate) fn result(bytes: Vec<u8>) -> Self {
+        Reply::new(bytes, Outcome::Result)
+    }
+
+    pub(crate) fn error(id: Option<&RequestId>, error: RpcError) -> Self {
         Reply {
-            bytes: encode_error(id, error),
-            error: Some(error.code()),
+            bytes: encode_error(id, &error),
+            outcome: Outcome::Refused(error.refused()),
+            error: Some(Box::new(error)),
+            tool: None,
         }
+    }
+
+    /// The same reply, carrying the tool's answer for a host dispatch.
+    pub(crate) fn with_tool(mut self, answer: Result<ToolOutput, ToolError>) -> Self {
+        self.tool = Some(Box::new(answer));
+        self
+    }
+
+    /// The refusal's error object, when the reply is one (taken: the bytes stay).
+    pub(crate) fn take_error(&mut self) -> Option<RpcError> {
+        self.error.take().map(|b| *b)
+    }
+
+    /// The tool's answer, when the reply answers a host dispatch's tool call.
+    pub(crate) fn take_tool(&mut self) -> Option<Result<ToolOutput, ToolError>> {
+        self.tool.take().map(|b| *b)
     }
 
     /// The encoded JSON-RPC response (one line, no trailing newline).
@@ -102,9 +143,14 @@ impl Reply {
         self.bytes
     }
 
+    /// What the reply answers: a result, a tool error, or a refusal with its kind and code.
+    pub fn outcome(&self) -> Outcome {
+        self.outcome
+    }
+
     /// The JSON-RPC error code, when the reply is an error.
     pub fn error_code(&self) -> Option<i64> {
-        self.error
+        self.outcome.error_code()
     }
 }
 
@@ -154,6 +200,7 @@ impl Server {
                 prompts_cache: (config.prompts_ttl_ms, config.prompts_cache_scope),
                 discover_ttl_ms: config.discover_ttl_ms,
                 page_size: config.page_size,
+                #[cfg(feature = "connectome")]
                 collector: config.collector,
                 cursors: CursorCodec::new(cursor_key),
             }),
@@ -161,6 +208,7 @@ impl Server {
     }
 
     /// The collector the dispatch site records into, when the host configured one.
+    #[cfg(feature = "connectome")]
     pub(crate) fn collector(&self) -> Option<&Collector> {
         self.inner.collector.as_ref()
     }
@@ -175,21 +223,43 @@ impl Server {
     /// A frame that cannot be decoded is answered with -32700 or -32600 (id omitted when it
     /// could not be read).
     pub fn handle(&self, frame: &[u8], carrier: Carrier) -> Step {
+        self.handle_with(frame, carrier, Extensions::new())
+    }
+
+    /// [`Server::handle`] for a request the host attached `extensions` to (the principal it
+    /// authenticated, say): they reach the tool, the reader, the renderer and the completer
+    /// as [`crate::CallContext::extensions`].
+    pub fn handle_with(&self, frame: &[u8], carrier: Carrier, extensions: Extensions) -> Step {
         match decode(frame) {
-            Ok(message) => self.handle_message(message, carrier),
-            Err(e) => Step::Reply(Reply::error(e.id.as_ref(), &e.error)),
+            Ok(message) => self.handle_message_with(message, carrier, extensions),
+            Err(e) => Step::Reply(Reply::error(e.id.as_ref(), e.error)),
         }
     }
 
     /// Routes one decoded message (the HTTP transport decodes first to check headers).
     pub fn handle_message(&self, message: crate::protocol::Incoming, carrier: Carrier) -> Step {
-        route::route(&self.inner, message, route::Era::of(carrier))
+        self.handle_message_with(message, carrier, Extensions::new())
+    }
+
+    /// [`Server::handle_message`] with the host's `extensions` attached.
+    pub fn handle_message_with(
+        &self,
+        message: crate::protocol::Incoming,
+        carrier: Carrier,
+        extensions: Extensions,
+    ) -> Step {
+        route::route(&self.inner, message, route::Era::of(carrier), extensions)
     }
 
     /// Routes one decoded message in the era its transport found (the HTTP header rules).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn handle_in(&self, message: crate::protocol::Incoming, era: route::Era) -> Step {
-        route::route(&self.inner, message, era)
+    pub(crate) fn handle_in(
+        &self,
+        message: crate::protocol::Incoming,
+        era: route::Era,
+        extensions: Extensions,
+    ) -> Step {
+        route::route(&self.inner, message, era, extensions)
     }
 
     /// Handles one frame and runs any host work it needs: the whole request, in one await.
@@ -197,7 +267,20 @@ impl Server {
     /// # Cancel safety
     /// Dropping the future drops the host's future with it (see [`crate::Dispatch`]).
     pub async fn serve(&self, frame: &[u8], carrier: Carrier) -> Served {
-        match self.handle(frame, carrier) {
+        self.serve_with(frame, carrier, Extensions::new()).await
+    }
+
+    /// [`Server::serve`] with the host's `extensions` attached.
+    ///
+    /// # Cancel safety
+    /// As [`Server::serve`].
+    pub async fn serve_with(
+        &self,
+        frame: &[u8],
+        carrier: Carrier,
+        extensions: Extensions,
+    ) -> Served {
+        match self.handle_with(frame, carrier, extensions) {
             Step::Reply(r) => Served::Reply(r),
             Step::Silent => Served::Silent,
             Step::Pending(p) => Served::Reply(p.run().await),
@@ -206,18 +289,38 @@ impl Server {
     }
 
     /// A `tools/call` from a host actor ([`Carrier::Host`]), routed through the same method
-    /// table, validator and normaliser as one read off a wire. The request id is 0.
-    pub(crate) fn host_call(&self, tool: &str, arguments: Value) -> Step {
+    /// table, validator and normaliser as one read off a wire. The request id is 0. The work
+    /// to run, or the reply that refuses it.
+    pub(crate) fn host_call(
+        &self,
+        tool: &str,
+        arguments: Value,
+        extensions: Extensions,
+    ) -> Result<Pending, Reply> {
         let mut params = serde_json::Map::new();
         params.insert("name".into(), Value::String(tool.to_owned()));
         params.insert("arguments".into(), arguments);
+        let id = RequestId::Number(0.into());
         let message = crate::protocol::Incoming {
-            id: Some(RequestId::Number(0.into())),
+            id: Some(id.clone()),
             method: "tools/call".into(),
             params: Some(params),
             top_level_meta: false,
         };
-        route::route(&self.inner, message, route::Era::of(Carrier::Host))
+        match route::route(
+            &self.inner,
+            message,
+            route::Era::of(Carrier::Host),
+            extensions,
+        ) {
+            Step::Pending(p) => Ok(p),
+            Step::Reply(r) | Step::Close(Some(r)) => Err(r),
+            // A `tools/call` with an id is always answered; were it not, say so rather than hang.
+            Step::Silent | Step::Close(None) => {
+                tracing::error!(%tool, "a host tools/call was routed to no answer");
+                Err(Reply::error(Some(&id), RpcError::internal()))
+            }
+        }
     }
 
     /// The revision a decoded request is served at, or the -32602/-32022 its `_meta` earns:

@@ -10,7 +10,7 @@ use beam_mcp::runtime::{
     TRANSPORTS,
 };
 use beam_mcp::transport::stdio::StdioOptions;
-use beam_mcp::{Carrier, Served};
+use beam_mcp::{Carrier, Extensions, Served};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -80,6 +80,7 @@ impl Actor for Asker {
         dispatcher.cast(RuntimeMsg::Dispatch {
             tool,
             arguments,
+            extensions: Extensions::new(),
             reply,
         })?;
         Ok(())

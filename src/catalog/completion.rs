@@ -38,7 +38,10 @@ impl CompletionRef {
 }
 
 /// One validated `completion/complete` request, as the completer receives it.
+///
+/// `#[non_exhaustive]`: read its fields; the server builds it.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct CompletionRequest {
     /// The prompt or template, by the catalog's own name.
     pub target: CompletionRef,
@@ -51,7 +54,7 @@ pub struct CompletionRequest {
     /// `context.arguments`), keyed by the catalog's own names; names the prompt or template
     /// does not declare are dropped. Each value is a JSON string.
     pub arguments: Arguments,
-    /// Where the request came from.
+    /// Where the request came from, and what the host attached to it.
     pub context: CallContext,
 }
 

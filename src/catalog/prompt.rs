@@ -1,6 +1,7 @@
 //! Prompts, their arguments, and the one renderer that serves them.
 
 use crate::content::Content;
+use crate::dispatch::CallContext;
 use crate::schema::Arguments;
 use crate::BoxFuture;
 use serde_json::{json, Map, Value};
@@ -237,13 +238,16 @@ impl fmt::Display for RenderError {
 impl std::error::Error for RenderError {}
 
 /// The one renderer behind `prompts/get`, called only for a listed prompt with validated
-/// arguments keyed by the declared names.
+/// arguments keyed by the declared names. A closure `Fn(String, Arguments) -> impl Future` is
+/// a renderer that ignores the context; one that reads it is given with
+/// [`crate::Catalog::renderer_in_context`].
 pub trait PromptRenderer: Send + Sync + 'static {
-    /// Renders prompt `name`.
+    /// Renders prompt `name` for the caller `context` describes.
     fn render(
         &self,
         name: &str,
         arguments: Arguments,
+        context: &CallContext,
     ) -> BoxFuture<Result<RenderedPrompt, RenderError>>;
 }
 
@@ -256,8 +260,24 @@ where
         &self,
         name: &str,
         arguments: Arguments,
+        _context: &CallContext,
     ) -> BoxFuture<Result<RenderedPrompt, RenderError>> {
         Box::pin(self(name.to_owned(), arguments))
+    }
+}
+
+impl<F, Fut> PromptRenderer for super::resource::InContext<F>
+where
+    F: Fn(String, Arguments, CallContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<RenderedPrompt, RenderError>> + Send + 'static,
+{
+    fn render(
+        &self,
+        name: &str,
+        arguments: Arguments,
+        context: &CallContext,
+    ) -> BoxFuture<Result<RenderedPrompt, RenderError>> {
+        Box::pin((self.0)(name.to_owned(), arguments, context.clone()))
     }
 }
 

@@ -1,5 +1,6 @@
 //! Resources, resource templates, and the one reader that serves both.
 
+use crate::dispatch::CallContext;
 use crate::BoxFuture;
 use std::fmt;
 use std::future::Future;
@@ -214,10 +215,16 @@ impl std::error::Error for ReadError {}
 /// The one reader behind `resources/read`.
 ///
 /// It is only ever called with a uri the catalog lists or one of its templates matches: every
-/// other uri is refused as not found before the reader runs.
+/// other uri is refused as not found before the reader runs. A closure `Fn(String) -> impl
+/// Future` is a reader that ignores the context; one that reads it (the principal the host's
+/// authorize hook attached) is given with [`crate::Catalog::reader_in_context`].
 pub trait ResourceReader: Send + Sync + 'static {
-    /// Reads `uri`.
-    fn read(&self, uri: &str) -> BoxFuture<Result<Vec<ResourceContents>, ReadError>>;
+    /// Reads `uri` for the caller `context` describes.
+    fn read(
+        &self,
+        uri: &str,
+        context: &CallContext,
+    ) -> BoxFuture<Result<Vec<ResourceContents>, ReadError>>;
 }
 
 impl<F, Fut> ResourceReader for F
@@ -225,8 +232,29 @@ where
     F: Fn(String) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Vec<ResourceContents>, ReadError>> + Send + 'static,
 {
-    fn read(&self, uri: &str) -> BoxFuture<Result<Vec<ResourceContents>, ReadError>> {
+    fn read(
+        &self,
+        uri: &str,
+        _context: &CallContext,
+    ) -> BoxFuture<Result<Vec<ResourceContents>, ReadError>> {
         Box::pin(self(uri.to_owned()))
+    }
+}
+
+/// A closure that reads the call's context: what [`crate::Catalog::reader_in_context`] holds.
+pub(crate) struct InContext<F>(pub(crate) F);
+
+impl<F, Fut> ResourceReader for InContext<F>
+where
+    F: Fn(String, CallContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Vec<ResourceContents>, ReadError>> + Send + 'static,
+{
+    fn read(
+        &self,
+        uri: &str,
+        context: &CallContext,
+    ) -> BoxFuture<Result<Vec<ResourceContents>, ReadError>> {
+        Box::pin((self.0)(uri.to_owned(), context.clone()))
     }
 }
 

@@ -23,12 +23,13 @@ use super::model::{module_node_id, EdgeKey, EdgeKind, Graph, ObservedGraph};
 /// The default bound on distinct edges of each kind a collector keeps.
 pub const DEFAULT_MAX_EDGES: usize = 4096;
 
-/// The `tracing` target of the dispatch span.
-pub const DISPATCH_TARGET: &str = "beam_mcp::dispatch";
+/// The `tracing` target of the dispatch span (the same as [`crate::DISPATCH_TARGET`]).
+pub const DISPATCH_TARGET: &str = crate::dispatch::DISPATCH_TARGET;
 
-/// A span for the one dispatch site, carrying the tool's name (edge identity) and nothing else.
+/// A span for the one dispatch site, carrying the tool's name (edge identity) and nothing else:
+/// the span the core enters around every tool call.
 pub fn dispatch_span(tool: &str) -> tracing::Span {
-    tracing::info_span!(target: DISPATCH_TARGET, "tools/call", tool = tool)
+    crate::dispatch::dispatch_span(tool)
 }
 
 /// Edge counters, shared by every clone. Detached on creation.

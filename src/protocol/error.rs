@@ -1,5 +1,6 @@
 //! JSON-RPC error objects and the codes MCP gives them.
 
+use crate::outcome::{Kind, RefusalReason, Refused};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
@@ -33,6 +34,8 @@ pub struct RpcError {
     code: i64,
     message: Cow<'static, str>,
     data: Option<Value>,
+    /// What kind of refusal this is, said where it is made (never read back from the text).
+    kind: Kind,
 }
 
 impl RpcError {
@@ -42,7 +45,26 @@ impl RpcError {
             code,
             message: message.into(),
             data: None,
+            kind: Kind::of_code(code),
         }
+    }
+
+    /// The same error, of a kind more precise than its code says.
+    pub(crate) fn of_kind(mut self, kind: Kind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// -32603 for a valid request the runtime could not serve now, the reason as data.
+    pub(crate) fn unserved(reason: RefusalReason) -> Self {
+        Self::internal()
+            .with_data(serde_json::json!({ "reason": reason.as_str() }))
+            .of_kind(Kind::Unserved(reason))
+    }
+
+    /// The typed refusal this error is.
+    pub(crate) fn refused(&self) -> Refused {
+        Refused::new(self.code, self.kind)
     }
 
     /// The same error carrying `data`.

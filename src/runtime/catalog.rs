@@ -1,9 +1,9 @@
 //! The catalog actor: owns the validated catalog, publishes it as a shared snapshot, and
 //! answers host `Dispatch` messages by handing their work to the pool.
 
-use super::message::{decode_reply, internal, RuntimeMsg};
+use super::message::{answer, RuntimeMsg};
 use super::pool::{Pool, ReplyTo};
-use crate::server::{Server, Step};
+use crate::server::Server;
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::sync::{Arc, RwLock};
 
@@ -73,15 +73,13 @@ impl Actor for CatalogActor {
             RuntimeMsg::Dispatch {
                 tool,
                 arguments,
+                extensions,
                 reply,
-            } => match state.server.host_call(&tool, arguments) {
+            } => match state.server.host_call(&tool, arguments, extensions) {
                 // The actor never waits for host work: the pool answers the port.
-                Step::Pending(p) => state.pool.submit(p, ReplyTo::Host(reply)),
-                Step::Reply(r) | Step::Close(Some(r)) => {
-                    let _ = reply.send(decode_reply(&r));
-                }
-                Step::Silent | Step::Close(None) => {
-                    let _ = reply.send(Err(internal("no reply")));
+                Ok(p) => state.pool.submit(p, ReplyTo::Host(reply)),
+                Err(r) => {
+                    let _ = reply.send(answer(r));
                 }
             },
         }

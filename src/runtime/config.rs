@@ -1,7 +1,9 @@
 //! What a host configures about the supervised runtime.
 
 use super::stdio::{StdioConnector, StdioIo};
+#[cfg(feature = "connectome")]
 use crate::connectome::canonical::DigestAlgorithm;
+#[cfg(feature = "connectome")]
 use crate::connectome::declared::Declared;
 use crate::transport::stdio::StdioOptions;
 use beam_mcp_supervisors::ChildSpec;
@@ -37,6 +39,7 @@ pub struct RuntimeConfig {
     pub(crate) deadline: Duration,
     pub(crate) stdio: Option<(StdioConnector, StdioOptions)>,
     pub(crate) transports: Vec<ChildSpec>,
+    #[cfg(feature = "connectome")]
     pub(crate) reporter: Option<(Declared, DigestAlgorithm)>,
     #[cfg(feature = "http")]
     pub(crate) http: Option<super::http::HttpSlot>,
@@ -74,6 +77,7 @@ impl RuntimeConfig {
             queue: DEFAULT_QUEUE,
             deadline: DEFAULT_DEADLINE,
             stdio: None,
+            #[cfg(feature = "connectome")]
             reporter: None,
             #[cfg(feature = "http")]
             http: None,
@@ -147,6 +151,7 @@ impl RuntimeConfig {
     /// Runs the connectome reporter under Root, after the collector: it builds the declared,
     /// observed and diff exports on demand ([`super::RuntimeHandle::export`]), off the request
     /// path. The observed graph is the server's collector (an empty graph when it has none).
+    #[cfg(feature = "connectome")]
     #[must_use]
     pub fn reporter(mut self, declared: Declared, algorithm: DigestAlgorithm) -> Self {
         self.reporter = Some((declared, algorithm));

@@ -42,10 +42,13 @@ pub enum RuntimeError {
     Stop(StopError),
     /// An export was asked of a runtime started without [`crate::runtime::RuntimeConfig::reporter`],
     /// or while the reporter restarts.
+    #[cfg(feature = "connectome")]
     NoReporter,
     /// The reporter did not answer in time, or stopped while answering.
+    #[cfg(feature = "connectome")]
     ReporterUnavailable,
     /// The export could not be written as canonical bytes.
+    #[cfg(feature = "connectome")]
     Export(crate::connectome::canonical::CanonicalError),
 }
 
@@ -65,8 +68,11 @@ impl fmt::Display for RuntimeError {
                 write!(f, "transport {id:?} could not be started: {source}")
             }
             RuntimeError::Stop(e) => write!(f, "the runtime did not stop cleanly: {e}"),
+            #[cfg(feature = "connectome")]
             RuntimeError::NoReporter => f.write_str("the runtime has no reporter running"),
+            #[cfg(feature = "connectome")]
             RuntimeError::ReporterUnavailable => f.write_str("the reporter did not answer"),
+            #[cfg(feature = "connectome")]
             RuntimeError::Export(e) => write!(f, "the export could not be written: {e}"),
         }
     }
@@ -75,10 +81,10 @@ impl fmt::Display for RuntimeError {
 impl std::error::Error for RuntimeError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            RuntimeError::InvalidOption { .. }
-            | RuntimeError::UnknownTransport { .. }
-            | RuntimeError::NoReporter
-            | RuntimeError::ReporterUnavailable => None,
+            RuntimeError::InvalidOption { .. } | RuntimeError::UnknownTransport { .. } => None,
+            #[cfg(feature = "connectome")]
+            RuntimeError::NoReporter | RuntimeError::ReporterUnavailable => None,
+            #[cfg(feature = "connectome")]
             RuntimeError::Export(e) => Some(e),
             RuntimeError::Start(e) => Some(e),
             RuntimeError::Supervisor(e) => Some(e),

@@ -1,5 +1,9 @@
 //! The messages a host sends the runtime, and what it gets back: plain data.
 
+use crate::content::Content;
+use crate::extensions::Extensions;
+use crate::outcome::{RefusalReason, Refused};
+use crate::protocol::RpcError;
 use crate::server::Reply;
 use ractor::RpcReplyPort;
 use serde_json::Value;
@@ -8,9 +12,11 @@ use std::fmt;
 /// What a host actor may send the runtime's dispatcher (see
 /// [`RuntimeHandle::dispatcher`](super::RuntimeHandle::dispatcher)).
 ///
-/// Every field is plain data (strings, JSON values, a reply port), so that a cluster
-/// transport can carry the message between nodes later.
+/// Every field but `extensions` is plain data (strings, JSON values, a reply port), so that a
+/// cluster transport can carry the message between nodes later; the extensions are in-process
+/// values and would not cross.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum RuntimeMsg {
     /// Call `tool` with `arguments`, validated exactly as a `tools/call` off a wire, and run
     /// in the dispatch pool. The answer goes to `reply`.
@@ -19,6 +25,9 @@ pub enum RuntimeMsg {
         tool: String,
         /// The arguments object (`null` counts as `{}`).
         arguments: Value,
+        /// What the host attaches to the call (the principal it acts for, say); the tool reads
+        /// them as [`crate::CallContext::extensions`]. `Extensions::new()` for none.
+        extensions: Extensions,
         /// Where the answer goes.
         reply: RpcReplyPort<DispatchResult>,
     },
@@ -63,76 +72,85 @@ impl ToolReply {
 /// A dispatch refused before or instead of running the tool: an unknown tool, invalid
 /// arguments, an overloaded pool, an expired deadline, a runtime shutting down.
 ///
-/// It carries the JSON-RPC error the same request would have earned over a wire.
+/// It carries the JSON-RPC error the same request would have earned over a wire, and the typed
+/// [`Refused`] the core made it with: the `is_*` predicates read that, never the message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DispatchError {
-    code: i64,
-    message: String,
-    data: Value,
+    refused: Refused,
+    error: RpcError,
 }
 
 /// The JSON-RPC error code of a refusal by the runtime itself (overload, deadline, shutdown):
 /// -32603, Internal error, with the reason in `data.reason`.
 pub const RUNTIME_REFUSAL_CODE: i64 = crate::protocol::codes::INTERNAL_ERROR;
 
+static NULL: Value = Value::Null;
+
 impl DispatchError {
+    fn of(error: RpcError) -> Self {
+        DispatchError {
+            refused: error.refused(),
+            error,
+        }
+    }
+
     /// The JSON-RPC error code.
     pub fn code(&self) -> i64 {
-        self.code
+        self.error.code()
     }
 
     /// The JSON-RPC error message.
     pub fn message(&self) -> &str {
-        &self.message
+        self.error.message()
     }
 
     /// The JSON-RPC error data (`null` when absent).
     pub fn data(&self) -> &Value {
-        &self.data
+        self.error.data().unwrap_or(&NULL)
     }
 
-    fn reason(&self) -> Option<&str> {
-        if self.code != RUNTIME_REFUSAL_CODE {
-            return None;
-        }
-        self.data.get("reason").and_then(Value::as_str)
+    /// The typed refusal: its code and kind.
+    pub fn refused(&self) -> Refused {
+        self.refused
+    }
+
+    /// Why the runtime could not serve a valid call now, when that is the refusal.
+    pub fn reason(&self) -> Option<RefusalReason> {
+        self.refused.reason()
     }
 
     /// The pool's queue was full: retry later.
     pub fn is_overloaded(&self) -> bool {
-        self.reason() == Some(super::pool::OVERLOADED)
+        self.refused.is_overloaded()
     }
 
     /// The tool ran past the pool's deadline and was abandoned.
     pub fn is_deadline(&self) -> bool {
-        self.reason() == Some(super::pool::DEADLINE)
+        self.refused.is_deadline()
     }
 
-    /// The runtime could not run the work: the pool is restarting or stopped.
+    /// The runtime could not run the work: the pool is restarting or stopped, or the runtime
+    /// is shutting down.
     pub fn is_unavailable(&self) -> bool {
-        matches!(
-            self.reason(),
-            Some(super::pool::UNAVAILABLE | super::pool::SHUTTING_DOWN)
-        )
+        self.refused.is_unavailable()
     }
 
     /// The arguments did not satisfy the tool's schema (-32602).
     pub fn is_invalid_arguments(&self) -> bool {
-        self.code == crate::protocol::codes::INVALID_PARAMS && self.message == "Invalid arguments"
+        self.refused.is_invalid_arguments()
     }
 
     /// No tool of that name is listed (-32602 naming the tool).
     pub fn is_unknown_tool(&self) -> bool {
-        self.code == crate::protocol::codes::INVALID_PARAMS
-            && self.message.starts_with("Unknown tool")
+        self.refused.is_unknown_tool()
     }
 }
 
 impl fmt::Display for DispatchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "dispatch refused ({}): {}", self.code, self.message)?;
-        if !self.data.is_null() {
-            write!(f, " {}", self.data)?;
+        write!(f, "dispatch refused ({}): {}", self.code(), self.message())?;
+        if let Some(data) = self.error.data() {
+            write!(f, " {data}")?;
         }
         Ok(())
     }
@@ -140,56 +158,40 @@ impl fmt::Display for DispatchError {
 
 impl std::error::Error for DispatchError {}
 
-/// Reads a core reply back into the host's plain-data answer.
-pub(crate) fn decode_reply(reply: &Reply) -> DispatchResult {
-    let value: Value = match serde_json::from_slice(reply.bytes()) {
-        Ok(v) => v,
-        Err(_) => return Err(internal("unreadable reply")),
-    };
-    if let Some(error) = value.get("error") {
-        return Err(DispatchError {
-            code: error
-                .get("code")
-                .and_then(Value::as_i64)
-                .unwrap_or(RUNTIME_REFUSAL_CODE),
-            message: error
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-            data: error.get("data").cloned().unwrap_or(Value::Null),
-        });
+/// A core reply, as the host's plain-data answer: read from its typed outcome and the tool's
+/// own answer, never from the encoded bytes.
+pub(crate) fn answer(mut reply: Reply) -> DispatchResult {
+    if let Some(error) = reply.take_error() {
+        return Err(DispatchError::of(error));
     }
-    let mut value = value;
-    let mut result = match value.get_mut("result").map(Value::take) {
-        Some(Value::Object(r)) => r,
-        _ => serde_json::Map::new(),
-    };
-    let content = match result.remove("content") {
-        Some(Value::Array(blocks)) => blocks,
-        _ => Vec::new(),
-    };
-    let texts = content
-        .iter()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|b| b.get("text").and_then(Value::as_str).map(str::to_owned))
-        .collect();
-    let is_error = result
-        .get("isError")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    Ok(ToolReply {
-        texts,
-        content,
-        structured: result.remove("structuredContent"),
-        is_error,
-    })
+    match reply.take_tool() {
+        Some(Ok(out)) => Ok(ToolReply {
+            texts: out.texts().map(str::to_owned).collect(),
+            content: out.content().iter().map(wire).collect(),
+            structured: out.structured,
+            is_error: false,
+        }),
+        Some(Err(e)) => {
+            let block = Content::text(e.message());
+            Ok(ToolReply {
+                texts: vec![e.message().to_owned()],
+                content: vec![wire(&block)],
+                structured: None,
+                is_error: true,
+            })
+        }
+        // Every host dispatch is a tool call on `Carrier::Host`, which carries the tool's
+        // answer: a reply without one is the crate's fault, said as such.
+        None => {
+            tracing::error!(outcome = ?reply.outcome(), "a host dispatch reply carried no answer");
+            Err(DispatchError::of(RpcError::internal()))
+        }
+    }
 }
 
-pub(crate) fn internal(reason: &'static str) -> DispatchError {
-    DispatchError {
-        code: RUNTIME_REFUSAL_CODE,
-        message: "Internal error".into(),
-        data: serde_json::json!({ "reason": reason }),
-    }
+/// A content block in its wire form.
+fn wire(block: &Content) -> Value {
+    // A content block is strings, numbers and base64: serialising it cannot fail; `null`
+    // keeps this total.
+    serde_json::to_value(block).unwrap_or(Value::Null)
 }

@@ -19,8 +19,9 @@
 //! - The pool stopping answers every call still waiting with `"shutting down"`; the calls
 //!   already running finish and are answered.
 
-use super::message::{decode_reply, DispatchResult};
+use super::message::{answer, DispatchResult};
 use crate::metrics::{self, PoolEvent};
+use crate::outcome::RefusalReason;
 use crate::server::{refusal, HostOutcome, Pending, Reply};
 use crate::transport::RunPending;
 use crate::BoxFuture;
@@ -33,10 +34,10 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-pub(crate) const OVERLOADED: &str = "overloaded";
-pub(crate) const DEADLINE: &str = "deadline";
-pub(crate) const UNAVAILABLE: &str = "unavailable";
-pub(crate) const SHUTTING_DOWN: &str = "shutting down";
+const OVERLOADED: RefusalReason = RefusalReason::Overloaded;
+const DEADLINE: RefusalReason = RefusalReason::Deadline;
+pub(crate) const UNAVAILABLE: RefusalReason = RefusalReason::Unavailable;
+const SHUTTING_DOWN: RefusalReason = RefusalReason::ShuttingDown;
 
 /// Where a submitted job's reply goes.
 pub(crate) enum ReplyTo {
@@ -49,7 +50,7 @@ impl ReplyTo {
         // A caller that went away no longer needs its answer.
         match self {
             ReplyTo::Host(port) => {
-                let _ = port.send(decode_reply(&reply));
+                let _ = port.send(answer(reply));
             }
         }
     }
@@ -244,7 +245,7 @@ async fn admit(
     shared: &PoolShared,
     queue: usize,
     due: Instant,
-) -> Result<OwnedSemaphorePermit, &'static str> {
+) -> Result<OwnedSemaphorePermit, RefusalReason> {
     match admission.slots.clone().try_acquire_owned() {
         Ok(permit) => return Ok(permit),
         Err(TryAcquireError::Closed) => return Err(SHUTTING_DOWN),
@@ -341,7 +342,7 @@ struct Watch {
 }
 
 impl Watch {
-    async fn wait(&mut self) -> Result<Reply, &'static str> {
+    async fn wait(&mut self) -> Result<Reply, RefusalReason> {
         let Some(task) = self.task.as_mut() else {
             return Err(UNAVAILABLE);
         };

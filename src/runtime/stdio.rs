@@ -4,6 +4,7 @@
 use super::catalog::Snapshot;
 use super::pool::Pool;
 use super::serving::Serving;
+use crate::extensions::Extensions;
 use crate::transport::stdio::{serve_on, Input, Output, StdioOptions};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::fmt;
@@ -14,6 +15,7 @@ use tokio::io::{AsyncBufRead, AsyncWrite};
 pub struct StdioIo {
     reader: Input<Box<dyn AsyncBufRead + Send + Unpin>>,
     writer: Output<Box<dyn AsyncWrite + Send + Unpin>>,
+    extensions: Extensions,
 }
 
 impl StdioIo {
@@ -26,7 +28,17 @@ impl StdioIo {
         StdioIo {
             reader: Input::Stream(Box::new(reader)),
             writer: Output::Stream(Box::new(writer)),
+            extensions: Extensions::new(),
         }
+    }
+
+    /// The same connection, every request of it carrying `extensions` (the caller's identity,
+    /// say): they reach the tool as [`crate::CallContext::extensions`]. The connector runs at
+    /// every (re)start of the connection, so it is the connection's context hook.
+    #[must_use]
+    pub fn extensions(mut self, extensions: Extensions) -> Self {
+        self.extensions = extensions;
+        self
     }
 
     /// The process's stdin and stdout.
@@ -41,6 +53,7 @@ impl StdioIo {
         StdioIo {
             reader: Input::Process,
             writer: Output::Process,
+            extensions: Extensions::new(),
         }
     }
 }
@@ -86,9 +99,17 @@ impl Actor for StdioConnection {
         let server = args.snapshot.load();
         let exec = Arc::new(args.pool);
         Ok(Serving::spawn(move |stopped| async move {
-            let ended = serve_on(server, io.reader, io.writer, args.options, exec, stopped)
-                .await
-                .map_err(|e| e.to_string());
+            let ended = serve_on(
+                server,
+                io.reader,
+                io.writer,
+                args.options,
+                exec,
+                io.extensions,
+                stopped,
+            )
+            .await
+            .map_err(|e| e.to_string());
             let _ = myself.cast(StdioMsg::Ended(ended));
         }))
     }

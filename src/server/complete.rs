@@ -10,8 +10,8 @@
 use super::pending::{Pending, Work};
 use super::{Inner, Reply, Step};
 use crate::catalog::{CompletionRef, CompletionRequest};
-use crate::dispatch::{CallContext, Carrier};
-use crate::protocol::{RequestId, Revision, RpcError};
+use crate::dispatch::CallContext;
+use crate::protocol::{RequestId, RpcError};
 use crate::schema::Arguments;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -19,11 +19,11 @@ use std::sync::Arc;
 pub(super) fn complete(
     inner: &Arc<Inner>,
     id: RequestId,
-    revision: Revision,
-    carrier: Carrier,
+    context: CallContext,
     mut params: Map<String, Value>,
 ) -> Step {
-    match request(inner, &mut params, CallContext { revision, carrier }) {
+    let revision = context.revision;
+    match request(inner, &mut params, context) {
         Ok(request) => match inner.catalog.completer.clone() {
             Some(completer) => Step::Pending(Pending::new(
                 inner.clone(),
@@ -31,9 +31,9 @@ pub(super) fn complete(
                 revision,
                 Work::Complete { completer, request },
             )),
-            None => Step::Reply(Reply::error(Some(&id), &RpcError::internal())),
+            None => Step::Reply(Reply::error(Some(&id), RpcError::internal())),
         },
-        Err(e) => Step::Reply(Reply::error(Some(&id), &e)),
+        Err(e) => Step::Reply(Reply::error(Some(&id), e)),
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::catalog::validated::HeaderFaults;
 use crate::catalog::Catalog;
+#[cfg(feature = "connectome")]
 use crate::connectome::observed::Collector;
 use crate::dispatch::Dispatch;
 use crate::protocol::CacheScope;
@@ -39,6 +40,7 @@ pub struct ServerConfig {
     pub(crate) page_size: usize,
     pub(crate) header_faults: HeaderFaults,
     pub(crate) cursor_key: Option<[u8; 32]>,
+    #[cfg(feature = "connectome")]
     pub(crate) collector: Option<Collector>,
 }
 
@@ -73,6 +75,7 @@ impl ServerConfig {
             page_size: DEFAULT_PAGE_SIZE,
             header_faults: HeaderFaults::RefuseAtStartup,
             cursor_key: None,
+            #[cfg(feature = "connectome")]
             collector: None,
         }
     }
@@ -181,6 +184,7 @@ impl ServerConfig {
     /// the collector is attached, and only for calls that passed validation: an edge names a
     /// catalog tool, never a caller's string.
     #[must_use]
+    #[cfg(feature = "connectome")]
     pub fn collector(mut self, collector: Collector) -> Self {
         self.collector = Some(collector);
         self

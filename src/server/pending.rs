@@ -4,8 +4,9 @@ use super::route::not_found;
 use super::{Inner, Reply};
 use crate::catalog::{Completer, CompletionRequest, PromptRenderer, ResourceReader};
 use crate::content::Content;
-use crate::dispatch::{Dispatch, ToolCall, ToolError, ToolOutput};
+use crate::dispatch::{CallContext, Carrier, Dispatch, ToolCall, ToolError, ToolOutput};
 use crate::metrics;
+use crate::outcome::{Outcome, RefusalReason};
 use crate::protocol::{RequestId, Revision, RpcError};
 use crate::schema::{Arguments, Schema};
 use serde_json::{json, Map, Value};
@@ -27,11 +28,13 @@ pub(super) enum Work {
     Read {
         reader: Arc<dyn ResourceReader>,
         uri: String,
+        context: CallContext,
     },
     Render {
         renderer: Arc<dyn PromptRenderer>,
         name: String,
         arguments: Arguments,
+        context: CallContext,
     },
     Complete {
         completer: Arc<dyn Completer>,
@@ -75,7 +78,7 @@ struct Guarded<F>(F);
 
 /// Calls a host function that returns a future; a panic raised before the future exists is
 /// caught like one raised while it runs.
-async fn guarded<T>(make: impl FnOnce() -> crate::BoxFuture<T>) -> Result<T, ()> {
+pub(crate) async fn guarded<T>(make: impl FnOnce() -> crate::BoxFuture<T>) -> Result<T, ()> {
     match std::panic::catch_unwind(AssertUnwindSafe(make)) {
         Ok(fut) => Guarded(fut).await,
         Err(_) => Err(()),
@@ -118,8 +121,9 @@ impl Pending {
     }
 
     /// The reply for a request whose host work could not be run at all (an overloaded pool,
-    /// an expired deadline): -32603 with `reason` as data.
-    pub fn refuse(self, reason: &'static str) -> Reply {
+    /// an expired deadline, a connection stopping): -32603 with the reason as `data.reason`,
+    /// its [`Outcome`] a refusal whose [`crate::Refused::reason`] is `reason`.
+    pub fn refuse(self, reason: RefusalReason) -> Reply {
         refusal(&self.id, reason)
     }
 
@@ -149,11 +153,15 @@ impl Pending {
                 output,
             } => {
                 let tool = call.tool.clone();
+                let carrier = call.context.carrier;
                 // The one dispatch site: the edge is recorded here, after validation, by name only.
+                #[cfg(feature = "connectome")]
                 if let Some(collector) = &inner.collector {
                     collector.record_dispatch(&tool);
                 }
-                let span = crate::connectome::observed::dispatch_span(&tool);
+                // Emitted with or without the connectome: a collector's layer reads it, and so
+                // may any subscriber of the host's (target `DISPATCH_TARGET`).
+                let span = crate::dispatch::dispatch_span(&tool);
                 let started = std::time::Instant::now();
                 let (outcome, host) = match guarded(|| dispatch.call(call)).instrument(span).await {
                     Ok(r) => (r, HostOutcome::Returned),
@@ -175,10 +183,21 @@ impl Pending {
                     (_, _, true) => metrics::ToolOutcome::Ok,
                 };
                 metrics::tool_call(&tool, counted, took);
-                (encode_tool_result(&inner, &id, revision, &outcome), host)
+                let reply = encode_tool_result(&inner, &id, revision, &outcome);
+                // A host actor reads the tool's answer as the tool gave it, not the bytes.
+                let reply = if carrier == Carrier::Host {
+                    reply.with_tool(outcome)
+                } else {
+                    reply
+                };
+                (reply, host)
             }
-            Work::Read { reader, uri } => {
-                let got = guarded(|| reader.read(&uri)).await;
+            Work::Read {
+                reader,
+                uri,
+                context,
+            } => {
+                let got = guarded(|| reader.read(&uri, &context)).await;
                 let host = HostOutcome::of(&got);
                 let reply = match got {
                     Ok(Ok(contents)) => {
@@ -187,19 +206,18 @@ impl Pending {
                         let mut r = Map::new();
                         r.insert("contents".into(), list);
                         let (ttl, scope) = inner.resources_cache;
-                        Reply::new(
+                        Reply::result(
                             inner
                                 .envelope
                                 .encode_cacheable(&id, revision, r, ttl, scope),
-                            None,
                         )
                     }
                     Ok(Err(e)) => {
-                        Reply::error(Some(&id), &not_found(revision, &uri, Some(e.reason())))
+                        Reply::error(Some(&id), not_found(revision, &uri, Some(e.reason())))
                     }
                     Err(()) => {
                         tracing::error!(%uri, "resource reader panicked");
-                        Reply::error(Some(&id), &RpcError::internal())
+                        Reply::error(Some(&id), RpcError::internal())
                     }
                 };
                 (reply, host)
@@ -208,8 +226,9 @@ impl Pending {
                 renderer,
                 name,
                 arguments,
+                context,
             } => {
-                let got = guarded(|| renderer.render(&name, arguments)).await;
+                let got = guarded(|| renderer.render(&name, arguments, &context)).await;
                 let host = HostOutcome::of(&got);
                 let reply = match got {
                     Ok(Ok(rendered)) => {
@@ -225,18 +244,18 @@ impl Pending {
                             description: rendered.description.as_deref(),
                             messages,
                         };
-                        Reply::new(inner.envelope.encode(&id, revision, &body), None)
+                        Reply::result(inner.envelope.encode(&id, revision, &body))
                     }
                     Ok(Err(e)) => Reply::error(
                         Some(&id),
-                        &RpcError::invalid_params(
+                        RpcError::invalid_params(
                             "Prompt could not be rendered",
                             json!({ "name": name, "reason": e.reason() }),
                         ),
                     ),
                     Err(()) => {
                         tracing::error!(prompt = %name, "prompt renderer panicked");
-                        Reply::error(Some(&id), &RpcError::internal())
+                        Reply::error(Some(&id), RpcError::internal())
                     }
                 };
                 (reply, host)
@@ -251,18 +270,18 @@ impl Pending {
                         let body = CompleteBody {
                             completion: completion.bounded(),
                         };
-                        Reply::new(inner.envelope.encode(&id, revision, &body), None)
+                        Reply::result(inner.envelope.encode(&id, revision, &body))
                     }
                     Ok(Err(e)) => Reply::error(
                         Some(&id),
-                        &RpcError::invalid_params(
+                        RpcError::invalid_params(
                             "Completion refused",
                             json!({ "argument": &*argument, "reason": e.reason() }),
                         ),
                     ),
                     Err(()) => {
                         tracing::error!(target = target.as_str(), %argument, "completer panicked");
-                        Reply::error(Some(&id), &RpcError::internal())
+                        Reply::error(Some(&id), RpcError::internal())
                     }
                 };
                 (reply, host)
@@ -341,11 +360,8 @@ impl HostOutcome {
 }
 
 /// The -32603 reply for request `id` whose host work could not be run (`reason` as data).
-pub(crate) fn refusal(id: &RequestId, reason: &'static str) -> Reply {
-    Reply::error(
-        Some(id),
-        &RpcError::internal().with_data(json!({ "reason": reason })),
-    )
+pub(crate) fn refusal(id: &RequestId, reason: RefusalReason) -> Reply {
+    Reply::error(Some(id), RpcError::unserved(reason))
 }
 
 /// A `CallToolResult`'s own members, serialised straight to the wire.
@@ -364,25 +380,31 @@ fn encode_tool_result(
     revision: Revision,
     outcome: &Result<ToolOutput, ToolError>,
 ) -> Reply {
-    let bytes = match outcome {
-        Ok(out) => inner.envelope.encode(
-            id,
-            revision,
-            &ToolResult {
-                content: &out.content,
-                structured: out.structured.as_ref(),
-                is_error: false,
-            },
+    let (bytes, kind) = match outcome {
+        Ok(out) => (
+            inner.envelope.encode(
+                id,
+                revision,
+                &ToolResult {
+                    content: &out.content,
+                    structured: out.structured.as_ref(),
+                    is_error: false,
+                },
+            ),
+            Outcome::Result,
         ),
-        Err(e) => inner.envelope.encode(
-            id,
-            revision,
-            &ToolResult {
-                content: &[Content::text(e.message())],
-                structured: None,
-                is_error: true,
-            },
+        Err(e) => (
+            inner.envelope.encode(
+                id,
+                revision,
+                &ToolResult {
+                    content: &[Content::text(e.message())],
+                    structured: None,
+                    is_error: true,
+                },
+            ),
+            Outcome::ToolError,
         ),
     };
-    Reply::new(bytes, None)
+    Reply::new(bytes, kind)
 }

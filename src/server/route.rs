@@ -5,7 +5,9 @@ use super::{Inner, Reply, Step};
 use crate::catalog::cursor::{page, ListKind};
 use crate::catalog::validated::{PromptEntry, ResourceEntryV, TemplateEntry, ToolEntry};
 use crate::dispatch::{CallContext, Carrier, ToolCall};
+use crate::extensions::Extensions;
 use crate::metrics;
+use crate::outcome::{Kind, Outcome};
 use crate::protocol::{codes, encode_result, CacheScope, Incoming, RequestId, Revision, RpcError};
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
@@ -48,7 +50,7 @@ impl Era {
     }
 }
 
-pub(super) fn route(inner: &Arc<Inner>, m: Incoming, era: Era) -> Step {
+pub(super) fn route(inner: &Arc<Inner>, m: Incoming, era: Era, extensions: Extensions) -> Step {
     let carrier = era.carrier;
     let counted = |revision: Option<Revision>| metrics::request(&m.method, revision, carrier);
     let Some(id) = m.id.clone() else {
@@ -59,7 +61,7 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, era: Era) -> Step {
             _ => Step::Silent,
         };
     };
-    let fail = |e: RpcError| Step::Reply(Reply::error(Some(&id), &e));
+    let fail = |e: RpcError| Step::Reply(Reply::error(Some(&id), e));
     if m.top_level_meta {
         counted(None);
         return fail(RpcError::invalid_params(
@@ -92,6 +94,11 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, era: Era) -> Step {
         }
     };
     counted(Some(revision));
+    let context = CallContext {
+        revision,
+        carrier,
+        extensions,
+    };
     let params = m.params.unwrap_or_default();
     let cat = &inner.catalog;
     match (m.method.as_str(), revision) {
@@ -101,9 +108,7 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, era: Era) -> Step {
         ("tools/list", _) if !cat.tools.is_empty() => {
             list(inner, &id, revision, &params, ListKind::Tools, &cat.tools)
         }
-        ("tools/call", _) if !cat.tools.is_empty() => {
-            tools_call(inner, id, revision, carrier, params)
-        }
+        ("tools/call", _) if !cat.tools.is_empty() => tools_call(inner, id, context, params),
         ("resources/list", _) if has_resources(inner) => list(
             inner,
             &id,
@@ -120,9 +125,7 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, era: Era) -> Step {
             ListKind::ResourceTemplates,
             &cat.templates,
         ),
-        ("resources/read", _) if has_resources(inner) => {
-            resources_read(inner, id, revision, params)
-        }
+        ("resources/read", _) if has_resources(inner) => resources_read(inner, id, context, params),
         ("prompts/list", _) if !cat.prompts.is_empty() => list(
             inner,
             &id,
@@ -131,9 +134,9 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, era: Era) -> Step {
             ListKind::Prompts,
             &cat.prompts,
         ),
-        ("prompts/get", _) if !cat.prompts.is_empty() => prompts_get(inner, id, revision, params),
+        ("prompts/get", _) if !cat.prompts.is_empty() => prompts_get(inner, id, context, params),
         ("completion/complete", _) if cat.completer.is_some() => {
-            super::complete::complete(inner, id, revision, carrier, params)
+            super::complete::complete(inner, id, context, params)
         }
         (method, _) => fail(RpcError::method_not_found(method)),
     }
@@ -248,7 +251,7 @@ fn missing_field(field: &'static str, problem: &'static str) -> RpcError {
 }
 
 fn reply_value(id: &RequestId, result: Value) -> Step {
-    Step::Reply(Reply::new(encode_result(id, &result), None))
+    Step::Reply(Reply::result(encode_result(id, &result)))
 }
 
 pub(super) fn reply_ok(
@@ -257,7 +260,7 @@ pub(super) fn reply_ok(
     revision: Revision,
     r: Map<String, Value>,
 ) -> Reply {
-    Reply::new(inner.envelope.encode(id, revision, &r), None)
+    Reply::result(inner.envelope.encode(id, revision, &r))
 }
 
 fn ok(inner: &Inner, id: &RequestId, revision: Revision, r: Map<String, Value>) -> Step {
@@ -278,7 +281,7 @@ fn list<T: Listed>(
     kind: ListKind,
     items: &[T],
 ) -> Step {
-    let fail = |e: RpcError| Step::Reply(Reply::error(Some(id), &e));
+    let fail = |e: RpcError| Step::Reply(Reply::error(Some(id), e));
     let after = match params.get("cursor") {
         None | Some(Value::Null) => None,
         Some(Value::String(c)) => match inner.cursors.decode(kind, c) {
@@ -309,7 +312,7 @@ fn list<T: Listed>(
         next: next.map(|last| inner.cursors.encode(kind, last)),
         cache: revision.is_modern().then_some(cache),
     };
-    Step::Reply(Reply::new(inner.envelope.encode(id, revision, &body), None))
+    Step::Reply(Reply::result(inner.envelope.encode(id, revision, &body)))
 }
 
 /// An entry of a paginated list: its sort key and its pre-encoded wire form.
@@ -475,7 +478,7 @@ fn refused_arguments(v: &crate::schema::Violation, key: &str, owner: &str) -> Rp
     if let Value::Object(d) = &mut data {
         d.insert(key.into(), Value::String(owner.into()));
     }
-    RpcError::invalid_params("Invalid arguments", data)
+    RpcError::invalid_params("Invalid arguments", data).of_kind(Kind::InvalidArguments)
 }
 
 /// A 2025-11-25 `CallToolResult` for arguments that fail the tool's schema: `isError`, and
@@ -491,11 +494,11 @@ fn invalid_input(tool: &str, v: &crate::schema::Violation) -> Map<String, Value>
 fn tools_call(
     inner: &Arc<Inner>,
     id: RequestId,
-    revision: Revision,
-    carrier: Carrier,
+    context: CallContext,
     mut params: Map<String, Value>,
 ) -> Step {
-    let fail = |id: &RequestId, e: RpcError| Step::Reply(Reply::error(Some(id), &e));
+    let (revision, carrier) = (context.revision, context.carrier);
+    let fail = |id: &RequestId, e: RpcError| Step::Reply(Reply::error(Some(id), e));
     let name = match name_param(&params, "name") {
         Ok(n) => n,
         Err(e) => return fail(&id, e),
@@ -503,7 +506,8 @@ fn tools_call(
     let Some(tool) = inner.catalog.tool(name) else {
         return fail(
             &id,
-            RpcError::invalid_params(format!("Unknown tool: {name}"), json!({ "tool": name })),
+            RpcError::invalid_params(format!("Unknown tool: {name}"), json!({ "tool": name }))
+                .of_kind(Kind::UnknownTool),
         );
     };
     if let Some(fault) = &tool.header_fault {
@@ -525,7 +529,11 @@ fn tools_call(
         // correct itself; 2026-07-28 makes it -32602, and so does a host actor's Dispatch,
         // which reads a typed refusal. The host's tool runs in no case.
         Err(v) if !revision.is_modern() && carrier != Carrier::Host => {
-            return ok(inner, &id, revision, invalid_input(&tool.spec.name, &v))
+            let r = invalid_input(&tool.spec.name, &v);
+            return Step::Reply(Reply::new(
+                inner.envelope.encode(&id, revision, &r),
+                Outcome::ToolError,
+            ));
         }
         Err(v) => return fail(&id, refused_arguments(&v, "tool", &tool.spec.name)),
     };
@@ -535,7 +543,7 @@ fn tools_call(
     let call = ToolCall {
         tool: tool.spec.name.clone(),
         arguments,
-        context: CallContext { revision, carrier },
+        context,
     };
     Step::Pending(Pending::new(
         inner.clone(),
@@ -582,24 +590,27 @@ pub(super) fn not_found(revision: Revision, uri: &str, reason: Option<&str>) -> 
     } else {
         codes::RESOURCE_NOT_FOUND
     };
-    RpcError::new(code, "Resource not found").with_data(data)
+    RpcError::new(code, "Resource not found")
+        .with_data(data)
+        .of_kind(Kind::ResourceNotFound)
 }
 
 fn resources_read(
     inner: &Arc<Inner>,
     id: RequestId,
-    revision: Revision,
+    context: CallContext,
     params: Map<String, Value>,
 ) -> Step {
+    let revision = context.revision;
     let uri = match name_param(&params, "uri") {
         Ok(u) => u,
-        Err(e) => return Step::Reply(Reply::error(Some(&id), &e)),
+        Err(e) => return Step::Reply(Reply::error(Some(&id), e)),
     };
     if !inner.catalog.is_readable(uri) {
-        return Step::Reply(Reply::error(Some(&id), &not_found(revision, uri, None)));
+        return Step::Reply(Reply::error(Some(&id), not_found(revision, uri, None)));
     }
     let Some(reader) = inner.catalog.reader.clone() else {
-        return Step::Reply(Reply::error(Some(&id), &RpcError::internal()));
+        return Step::Reply(Reply::error(Some(&id), RpcError::internal()));
     };
     Step::Pending(Pending::new(
         inner.clone(),
@@ -608,6 +619,7 @@ fn resources_read(
         Work::Read {
             reader,
             uri: uri.to_owned(),
+            context,
         },
     ))
 }
@@ -615,10 +627,11 @@ fn resources_read(
 fn prompts_get(
     inner: &Arc<Inner>,
     id: RequestId,
-    revision: Revision,
+    context: CallContext,
     mut params: Map<String, Value>,
 ) -> Step {
-    let fail = |id: &RequestId, e: RpcError| Step::Reply(Reply::error(Some(id), &e));
+    let revision = context.revision;
+    let fail = |id: &RequestId, e: RpcError| Step::Reply(Reply::error(Some(id), e));
     let name = match name_param(&params, "name") {
         Ok(n) => n,
         Err(e) => return fail(&id, e),
@@ -626,7 +639,8 @@ fn prompts_get(
     let Some(prompt) = inner.catalog.prompt(name) else {
         return fail(
             &id,
-            RpcError::invalid_params(format!("Unknown prompt: {name}"), json!({ "name": name })),
+            RpcError::invalid_params(format!("Unknown prompt: {name}"), json!({ "name": name }))
+                .of_kind(Kind::UnknownPrompt),
         );
     };
     let arguments = match take_arguments(&mut params)
@@ -646,6 +660,7 @@ fn prompts_get(
             renderer,
             name: prompt.spec.name.clone(),
             arguments,
+            context,
         },
     ))
 }

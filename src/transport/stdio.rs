@@ -16,6 +16,8 @@
 //! supervised runtime instead (`RuntimeConfig::stdio`), whose dispatch pool bounds each call.
 
 use crate::dispatch::Carrier;
+use crate::extensions::Extensions;
+use crate::outcome::RefusalReason;
 use crate::protocol::{codes, RpcError};
 use crate::server::{Reply, Server, Step};
 use crate::transport::{Direct, Done, RunPending};
@@ -114,6 +116,26 @@ pub async fn serve_stdio(server: Server) -> Result<(), StdioError> {
         Output::<tokio::io::Sink>::Process,
         StdioOptions::default(),
         Arc::new(Direct),
+        Extensions::new(),
+        std::future::pending(),
+    )
+    .await
+}
+
+/// [`serve_stdio`], every request of the connection carrying `extensions` (the identity of
+/// the process's caller, say, which a host reads from its own environment): they reach the
+/// tool as [`crate::CallContext::extensions`].
+///
+/// # Errors
+/// As [`serve_stdio`].
+pub async fn serve_stdio_with(server: Server, extensions: Extensions) -> Result<(), StdioError> {
+    serve_on(
+        server,
+        Input::<tokio::io::Empty>::Process,
+        Output::<tokio::io::Sink>::Process,
+        StdioOptions::default(),
+        Arc::new(Direct),
+        extensions,
         std::future::pending(),
     )
     .await
@@ -137,12 +159,34 @@ where
     R: AsyncBufRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    serve_with(server, reader, writer, options, Extensions::new()).await
+}
+
+/// [`serve`], every request of the connection carrying `extensions`.
+///
+/// # Errors
+/// As [`serve`].
+///
+/// # Cancel safety
+/// As [`serve`].
+pub async fn serve_with<R, W>(
+    server: Server,
+    reader: R,
+    writer: W,
+    options: StdioOptions,
+    extensions: Extensions,
+) -> Result<(), StdioError>
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     serve_on(
         server,
         Input::Stream(reader),
         Output::Stream(writer),
         options,
         Arc::new(Direct),
+        extensions,
         std::future::pending(),
     )
     .await
@@ -203,6 +247,7 @@ pub(crate) async fn serve_on<R, W>(
     output: Output<W>,
     options: StdioOptions,
     exec: Arc<dyn RunPending>,
+    extensions: Extensions,
     stop: impl Future<Output = ()>,
 ) -> Result<(), StdioError>
 where
@@ -263,7 +308,7 @@ where
                 if frame.is_empty() {
                     continue;
                 }
-                match server.handle(frame, Carrier::Stdio) {
+                match server.handle_with(frame, Carrier::Stdio, extensions.clone()) {
                     Step::Reply(r) => {
                         if tx.send(r).await.is_err() {
                             break;
@@ -307,7 +352,7 @@ where
         }
     }
     if stopping {
-        refuse_waiting(&server, &mut lines, max, &tx).await;
+        refuse_waiting(&server, &mut lines, max, &tx, &extensions).await;
     }
     // The source (stdin's lease) is handed on only once what it gave is answered or refused.
     if writer_done.is_some() {
@@ -336,7 +381,7 @@ fn too_long(limit: usize) -> Reply {
         "reason": "message exceeds the line limit",
         "limit": limit
     }));
-    Reply::error(None, &e)
+    Reply::error(None, e)
 }
 
 /// Answers the lines already read without running host work: a connection asked to stop
@@ -347,6 +392,7 @@ async fn refuse_waiting<R: AsyncBufRead + Unpin>(
     lines: &mut Source<R>,
     max: usize,
     tx: &mpsc::Sender<Reply>,
+    extensions: &Extensions,
 ) {
     lines.fence();
     while let Some(Ok(line)) = lines.ready(max) {
@@ -358,9 +404,9 @@ async fn refuse_waiting<R: AsyncBufRead + Unpin>(
                 if frame.is_empty() {
                     continue;
                 }
-                match server.handle(frame, Carrier::Stdio) {
+                match server.handle_with(frame, Carrier::Stdio, extensions.clone()) {
                     Step::Reply(r) | Step::Close(Some(r)) => r,
-                    Step::Pending(p) => p.refuse("shutting down"),
+                    Step::Pending(p) => p.refuse(RefusalReason::ShuttingDown),
                     Step::Silent | Step::Close(None) => continue,
                 }
             }

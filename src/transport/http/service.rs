@@ -4,8 +4,9 @@ use super::body::{self, BodyError};
 use super::headers::{self, Encoding, HeaderError, Presence};
 use super::refusal::{self, Refusal, Refuse};
 use crate::dispatch::Carrier;
+use crate::extensions::Extensions;
 use crate::protocol::{codes, decode, Incoming, Revision, RpcError};
-use crate::server::{Era, Server, Step, MODERN_ONLY};
+use crate::server::{guarded, Era, Server, Step, MODERN_ONLY};
 use crate::transport::{Direct, RunPending};
 use bytes::Bytes;
 use http::header::{self, HeaderName};
@@ -36,6 +37,7 @@ const LEGACY: &str = Revision::V2025_11_25.as_str();
 
 type Authorize = dyn Fn(&Parts) -> Result<(), Refusal> + Send + Sync;
 type AuthorizeBody = dyn Fn(&Parts, &Bytes) -> Result<(), Refusal> + Send + Sync;
+type AuthorizeAsync = dyn Fn(&Parts) -> crate::BoxFuture<Result<Extensions, Refusal>> + Send + Sync;
 
 /// Which `Origin` headers are accepted. A request without `Origin` is always accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,6 +81,7 @@ struct Config {
     server: Server,
     authorize: Arc<Authorize>,
     authorize_body: Option<Arc<AuthorizeBody>>,
+    authorize_async: Option<Arc<AuthorizeAsync>>,
     origins: AllowedOrigins,
     hosts: Vec<String>,
     path: Option<String>,
@@ -132,6 +135,7 @@ impl HttpService {
                 server,
                 authorize: Arc::new(authorize),
                 authorize_body: None,
+                authorize_async: None,
                 origins,
                 hosts: ["localhost", "127.0.0.1", "[::1]"]
                     .map(String::from)
@@ -177,6 +181,51 @@ impl HttpService {
         F: Fn(&Parts, &Bytes) -> Result<(), Refusal> + Send + Sync + 'static,
     {
         self.with(|c| c.authorize_body = Some(Arc::new(hook)))
+    }
+
+    /// An asynchronous hook, run on each request's head after `authorize` and before the body
+    /// is read: it may check a token against a service of its own, and attach what it learnt
+    /// (the principal) as [`Extensions`], which reach the tool as
+    /// [`crate::CallContext::extensions`] (and the reader, the renderer and the completer
+    /// through theirs).
+    ///
+    /// A refusal is answered 403 with nothing said (the reason is logged, never sent); a panic,
+    /// 500 with nothing said; a hook still running when the request's read deadline
+    /// ([`HttpService::read_timeout`]) passes, 503 with nothing said.
+    ///
+    /// ```
+    /// use beam_mcp::transport::http::{AllowedOrigins, HttpService, Refusal};
+    /// use beam_mcp::{Catalog, Extensions, Server, ServerConfig};
+    ///
+    /// struct Principal(String);
+    ///
+    /// let server = Server::new(ServerConfig::new(Catalog::new())).unwrap();
+    /// let service = HttpService::new(server, |_| Ok(()), AllowedOrigins::list(["http://localhost"]))
+    ///     .authorize_async(|head| {
+    ///         let token = head.headers.get("authorization").cloned();
+    ///         async move {
+    ///             // A real host asks its identity provider here.
+    ///             match token.as_ref().and_then(|t| t.to_str().ok()) {
+    ///                 Some("Bearer alice-token") => {
+    ///                     Ok(Extensions::new().with(Principal("alice".into())))
+    ///                 }
+    ///                 _ => Err(Refusal::new("no valid bearer token")),
+    ///             }
+    ///         }
+    ///     });
+    /// # let _ = service;
+    /// ```
+    #[must_use]
+    pub fn authorize_async<F, Fut>(self, hook: F) -> Self
+    where
+        F: Fn(&Parts) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<Extensions, Refusal>> + Send + 'static,
+    {
+        let hook: Arc<AuthorizeAsync> = Arc::new(move |parts: &Parts| {
+            let fut: crate::BoxFuture<Result<Extensions, Refusal>> = Box::pin(hook(parts));
+            fut
+        });
+        self.with(|c| c.authorize_async = Some(hook))
     }
 
     /// Serves only this path; every other path is answered 404.
@@ -230,6 +279,13 @@ impl HttpService {
         let deadline = Instant::now() + c.read_timeout;
         let (parts, body) = req.into_parts();
         self.check_head(&parts).map_err(Refuse::unread)?;
+        let extensions = match &c.authorize_async {
+            Some(hook) => self
+                .run_authorize_async(hook, &parts, deadline)
+                .await
+                .map_err(Refuse::unread)?,
+            None => Extensions::new(),
+        };
         let declared = parts
             .headers
             .get(header::CONTENT_LENGTH)
@@ -259,7 +315,29 @@ impl HttpService {
         }
         let message = decode(&bytes)
             .map_err(|e| Refuse::new(refusal::status_of(Some(e.error.code())), e.error).id(e.id))?;
-        self.route(&parts, message).await
+        self.route(&parts, message, extensions).await
+    }
+
+    /// The asynchronous hook, caught if it panics and bounded by the read deadline.
+    async fn run_authorize_async(
+        &self,
+        hook: &Arc<AuthorizeAsync>,
+        parts: &Parts,
+        deadline: Instant,
+    ) -> Result<Extensions, Refuse> {
+        let run = guarded(|| hook(parts));
+        match tokio::time::timeout_at(deadline, run).await {
+            Ok(Ok(Ok(extensions))) => Ok(extensions),
+            Ok(Ok(Err(refusal))) => Err(refused("authorize_async", &refusal)),
+            Ok(Err(())) => Err(panicked("authorize_async")),
+            Err(_) => {
+                tracing::warn!("authorize_async did not answer before the read deadline");
+                Err(Refuse::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    RpcError::internal(),
+                ))
+            }
+        }
     }
 
     /// Everything decided from the head alone, before a byte of the body is read.
@@ -376,7 +454,12 @@ impl HttpService {
     }
 
     /// The decoded message against its headers, then the core.
-    async fn route(&self, parts: &Parts, m: Incoming) -> Result<Response<Full<Bytes>>, Refuse> {
+    async fn route(
+        &self,
+        parts: &Parts,
+        m: Incoming,
+        extensions: Extensions,
+    ) -> Result<Response<Full<Bytes>>, Refuse> {
         let server = &self.config.server;
         let id = m.id.clone();
         let with_id = |r: Refuse| r.id(id.clone());
@@ -426,7 +509,7 @@ impl HttpService {
                     })),
                 ));
             }
-            let _ = server.handle_in(m, era);
+            let _ = server.handle_in(m, era, extensions);
             return Ok(empty(StatusCode::ACCEPTED));
         }
         // The envelope is checked before routing: a malformed one is a 400, not a 200 about
@@ -434,7 +517,7 @@ impl HttpService {
         server
             .revision_for(&m, era)
             .map_err(|e| with_id(Refuse::new(refusal::status_of(Some(e.code())).max_400(), e)))?;
-        let reply = match server.handle_in(m, era) {
+        let reply = match server.handle_in(m, era, extensions) {
             Step::Reply(r) | Step::Close(Some(r)) => r,
             Step::Pending(p) => self.config.exec.run(p).await,
             Step::Silent | Step::Close(None) => return Ok(empty(StatusCode::ACCEPTED)),
