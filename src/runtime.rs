@@ -3,7 +3,7 @@
 //! ```text
 //! Root (rest_for_one)
 //! ├── catalog         the validated catalog; publishes a shared snapshot; answers Dispatch
-//! ├── dispatch_pool   ractor factory: N workers, a bounded queue, a deadline
+//! ├── dispatch_pool   N worker slots (permits), a bounded wait, a deadline
 //! ├── collector       (optional) the connectome's collector actor
 //! ├── reporter        (optional) builds the connectome exports on demand
 //! └── transports (one_for_one)
@@ -102,7 +102,7 @@ use stdio::{StdioArgs, StdioConnection};
 
 /// The child id of the catalog actor under Root.
 pub const CATALOG: &str = "catalog";
-/// The child id of the dispatch pool (the factory) under Root.
+/// The child id of the dispatch pool's actor under Root.
 pub const DISPATCH_POOL: &str = "dispatch_pool";
 /// The child id of the collector actor under Root.
 #[cfg(feature = "connectome")]
@@ -452,7 +452,7 @@ impl RuntimeHandle {
         self.shared.pool.stats()
     }
 
-    /// The pool's factory actor, while it runs.
+    /// The pool's actor (it owns the admission and replaces lost slots), while it runs.
     pub fn pool_actor(&self) -> Option<ActorCell> {
         self.shared.pool.cell()
     }
