@@ -32,11 +32,6 @@ use beam_mcp::{
 use serde_json::json;
 use std::process::ExitCode;
 
-// A host's choice, not the library's: glibc's allocator spent about a sixth of the HTTP
-// server's time under load (`perf`, ../shared/bench/compare.sh); mimalloc's thread-local heaps
-// suit a server that allocates and frees per request on every worker thread.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Each station: its place, the temperature in °C, the conditions.
 const PLACES: [(&str, i64, &str); 2] = [("Oslo", 12, "light rain"), ("Lima", 19, "overcast")];
