@@ -32,7 +32,6 @@ use beam_mcp::{
 use serde_json::json;
 use std::process::ExitCode;
 
-
 /// Each station: its place, the temperature in °C, the conditions.
 const PLACES: [(&str, i64, &str); 2] = [("Oslo", 12, "light rain"), ("Lima", 19, "overcast")];
 
