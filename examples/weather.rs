@@ -130,11 +130,24 @@ async fn complete_place(request: CompletionRequest) -> Result<Completion, Comple
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    // Logs go to stderr: stdout carries protocol frames only.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .init();
+    // Logs go to stderr: stdout carries protocol frames only. The per-call dispatch span is
+    // for an observing layer (the connectome's); a log of every call is not wanted here, and a
+    // span no layer wants costs nothing (an enabled one costs a formatted field per call).
+    {
+        use tracing_subscriber::filter::{LevelFilter, Targets};
+        use tracing_subscriber::prelude::*;
+        let wanted = Targets::new()
+            .with_default(LevelFilter::INFO)
+            .with_target(beam_mcp::DISPATCH_TARGET, LevelFilter::OFF);
+        tracing_subscriber::registry()
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(std::io::stderr)
+                    .with_ansi(false)
+                    .with_filter(wanted),
+            )
+            .init();
+    }
     let mut http_addr = None;
     let mut connectome = false;
     let mut restarts: Option<u32> = None;

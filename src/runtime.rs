@@ -3,7 +3,7 @@
 //! ```text
 //! Root (rest_for_one)
 //! ├── catalog         the validated catalog; publishes a shared snapshot; answers Dispatch
-//! ├── dispatch_pool   ractor factory: N workers, a bounded queue, a deadline
+//! ├── dispatch_pool   N worker slots (permits), a bounded wait, a deadline
 //! ├── collector       (optional) the connectome's collector actor
 //! ├── reporter        (optional) builds the connectome exports on demand
 //! └── transports (one_for_one)
@@ -92,8 +92,8 @@ use beam_mcp_supervisors::{
     ChildSpec, Restart, Shutdown, Strategy, Supervisor, SupervisorRef, SupervisorSpec,
 };
 use catalog::{CatalogActor, CatalogArgs, DispatcherSlot, Snapshot};
-use pool::{Pool, PoolSettings, ReplyTo};
-use ractor::{Actor, ActorCell, ActorRef, RpcReplyPort};
+use pool::{Pool, PoolSettings};
+use ractor::{Actor, ActorCell, ActorRef};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -102,7 +102,7 @@ use stdio::{StdioArgs, StdioConnection};
 
 /// The child id of the catalog actor under Root.
 pub const CATALOG: &str = "catalog";
-/// The child id of the dispatch pool (the factory) under Root.
+/// The child id of the dispatch pool's actor under Root.
 pub const DISPATCH_POOL: &str = "dispatch_pool";
 /// The child id of the collector actor under Root.
 #[cfg(feature = "connectome")]
@@ -372,14 +372,7 @@ impl RuntimeHandle {
             .load()
             .host_call(tool, arguments, extensions)
         {
-            Ok(p) => {
-                let (tx, rx) = ractor::concurrency::oneshot();
-                self.shared
-                    .pool
-                    .submit(p, ReplyTo::Host(RpcReplyPort::from(tx)));
-                rx.await
-                    .unwrap_or_else(|_| Err(message::unserved(pool::UNAVAILABLE)))
-            }
+            Ok(p) => message::answer(self.shared.pool.run(p).await),
             Err(r) => message::answer(r),
         }
     }
@@ -459,7 +452,7 @@ impl RuntimeHandle {
         self.shared.pool.stats()
     }
 
-    /// The pool's factory actor, while it runs.
+    /// The pool's actor (it owns the admission and replaces lost slots), while it runs.
     pub fn pool_actor(&self) -> Option<ActorCell> {
         self.shared.pool.cell()
     }

@@ -162,3 +162,70 @@ async fn workers_bound_the_calls_running_at_once() {
     assert_eq!(rt.pool_stats().completed, 8);
     rt.stop(LIMIT).await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_caller_that_goes_away_leaves_its_call_running_to_its_end() {
+    let rt = start(RuntimeConfig::new().workers(1)).await;
+    let caller = {
+        let rt = rt.clone();
+        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 200})).await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    caller.abort();
+    // The host work is not cancelled with its caller: it ends and is counted.
+    assert!(host::eventually(LIMIT, || async { rt.pool_stats().completed == 1 }).await);
+    assert_eq!(rt.pool_stats().worker_restarts, 0);
+    rt.stop(LIMIT).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_call_whose_caller_went_away_is_still_held_to_the_deadline() {
+    let rt = start(
+        RuntimeConfig::new()
+            .workers(1)
+            .deadline(Duration::from_millis(150)),
+    )
+    .await;
+    let caller = {
+        let rt = rt.clone();
+        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 10_000})).await })
+    };
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    caller.abort();
+    // Abandoned at its deadline all the same, and its slot replaced: the one worker serves again.
+    assert!(host::eventually(LIMIT, || async { rt.pool_stats().deadlines == 1 }).await);
+    assert!(host::eventually(LIMIT, || async { rt.pool_stats().worker_restarts == 1 }).await);
+    let ok = rt
+        .dispatch("slow", json!({"ms": 1}))
+        .await
+        .expect("answered");
+    assert_eq!(ok.texts(), ["slept 1"]);
+    rt.stop(LIMIT).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_pool_that_goes_answers_the_waiting_and_finishes_the_running() {
+    let rt = start(RuntimeConfig::new().workers(1).queue(4)).await;
+    let running = {
+        let rt = rt.clone();
+        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 300})).await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let waiting = {
+        let rt = rt.clone();
+        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 1})).await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let started = Instant::now();
+    rt.pool_actor().expect("the pool runs").kill();
+    let err = waiting.await.unwrap().unwrap_err();
+    assert_eq!(
+        err.reason(),
+        Some(beam_mcp::RefusalReason::ShuttingDown),
+        "{err}"
+    );
+    assert!(err.is_unavailable());
+    assert!(started.elapsed() < Duration::from_millis(250));
+    assert_eq!(running.await.unwrap().unwrap().texts(), ["slept 300"]);
+    rt.stop(LIMIT).await.unwrap();
+}

@@ -19,21 +19,26 @@ pub const MAX_DEPTH: usize = 64;
 /// ```
 pub fn exceeds_depth(bytes: &[u8], max: usize) -> bool {
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for &b in bytes {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-            continue;
-        }
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
         match b {
-            b'"' => in_string = true,
+            // Most of a message's bytes are inside strings: jump from quote to quote.
+            b'"' => loop {
+                let Some(rest) = bytes.get(i..) else {
+                    return false;
+                };
+                match memchr::memchr2(b'"', b'\\', rest) {
+                    // An unterminated string: the decoder refuses it.
+                    None => return false,
+                    Some(k) if rest[k] == b'"' => {
+                        i += k + 1;
+                        break;
+                    }
+                    // An escape: the byte after the backslash is never a delimiter.
+                    Some(k) => i += k + 2,
+                }
+            },
             b'[' | b'{' => {
                 depth += 1;
                 if depth > max {
@@ -57,6 +62,58 @@ mod tests {
         let over = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
         assert!(!exceeds_depth(at.as_bytes(), MAX_DEPTH));
         assert!(exceeds_depth(over.as_bytes(), MAX_DEPTH));
+    }
+
+    /// The byte-at-a-time scan the fast one must agree with.
+    fn reference(bytes: &[u8], max: usize) -> bool {
+        let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+        for &b in bytes {
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if b == b'\\' {
+                    escaped = true;
+                } else if b == b'"' {
+                    in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_string = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > max {
+                        return true;
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn agrees_with_the_byte_at_a_time_scan() {
+        // Every string over a small alphabet of the bytes that matter, up to length 6.
+        let alphabet = b"\"\\[]{}a";
+        let mut cases = vec![Vec::new()];
+        for _ in 0..6 {
+            let mut next = Vec::new();
+            for c in &cases {
+                for &b in alphabet {
+                    let mut c = c.clone();
+                    c.push(b);
+                    next.push(c);
+                }
+            }
+            for c in &next {
+                for max in 0..4 {
+                    assert_eq!(exceeds_depth(c, max), reference(c, max), "{c:?} {max}");
+                }
+            }
+            cases = next;
+        }
     }
 
     #[test]

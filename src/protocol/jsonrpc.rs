@@ -123,11 +123,18 @@ impl<'de> Visitor<'de> for Strict {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            if out.contains_key(&key) {
-                return Err(de::Error::custom(format_args!("duplicate key `{key}`")));
-            }
+            // One walk of the map per key: the slot found vacant is the one filled.
+            let slot = match out.entry(key) {
+                serde_json::map::Entry::Vacant(slot) => slot,
+                serde_json::map::Entry::Occupied(taken) => {
+                    return Err(de::Error::custom(format_args!(
+                        "duplicate key `{}`",
+                        taken.key()
+                    )));
+                }
+            };
             let StrictValue(v) = map.next_value()?;
-            out.insert(key, v);
+            slot.insert(v);
         }
         Ok(Value::Object(out))
     }

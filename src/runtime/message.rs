@@ -195,8 +195,3 @@ fn wire(block: &Content) -> Value {
     // keeps this total.
     serde_json::to_value(block).unwrap_or(Value::Null)
 }
-
-/// The runtime's own refusal of a host dispatch.
-pub(crate) fn unserved(reason: RefusalReason) -> DispatchError {
-    DispatchError::of(RpcError::unserved(reason))
-}

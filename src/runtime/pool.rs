@@ -1,109 +1,62 @@
-//! The dispatch pool: a `ractor` factory of workers that run host work under a deadline.
+//! The dispatch pool: admission of host work under a bound, a deadline and a fault count.
 //!
-//! - The queue in front of the workers is bounded: a job arriving when it is full is
-//!   answered at once with -32603 and `data.reason = "overloaded"` (the factory discards the
-//!   newest job and its discard handler answers it). -32603 because the request was valid
-//!   and the server could not serve it; the reason tells a client to back off and retry.
-//! - A host panic is answered as a tool error by the core; the worker then fails on purpose
-//!   so the factory replaces it with a fresh one.
-//! - Host work runs in its own task, so a deadline fires even when the host blocks its
-//!   thread; the caller gets -32603 with `data.reason = "deadline"`, the task is aborted
-//!   (at its next await) and the worker replaced.
-//! - A job dropped for any other reason (the pool stopping, a worker killed mid-job) is
-//!   answered from its `Drop`: a caller is never left waiting.
+//! A call is admitted by a permit (one per worker slot) where the request already is: no
+//! actor relays it. What the pool actor owns is the admission itself, which it creates when it
+//! starts and closes when it stops, and the slots: it replaces a slot lost to a fault.
+//!
+//! - The wait for a slot is bounded: a call arriving when `queue` calls already wait is
+//!   answered at once with -32603 and `data.reason = "overloaded"`. -32603 because the
+//!   request was valid and the server could not serve it; the reason tells a client to back
+//!   off and retry.
+//! - Host work runs in a task of its own, so the deadline (counted from arrival, the wait
+//!   for a slot included) fires even when the host blocks its thread; the caller gets -32603
+//!   with `data.reason = "deadline"`, the task is aborted (at its next await), its slot is
+//!   retired and the pool actor starts a fresh one.
+//! - A host panic is answered as a tool error by the core; its slot is retired and replaced
+//!   the same way.
+//! - A caller that goes away (a closed connection) does not cancel the host work: it runs on
+//!   under the same deadline, watched from then on by a task of its own.
+//! - The pool stopping answers every call still waiting with `"shutting down"`; the calls
+//!   already running finish and are answered.
 
 use super::message::{answer, DispatchResult};
 use crate::metrics::{self, PoolEvent};
 use crate::outcome::RefusalReason;
 use crate::server::{refusal, HostOutcome, Pending, Reply};
-use crate::transport::{Done, RunPending};
+use crate::transport::RunPending;
 use crate::BoxFuture;
-use ractor::factory::queues::DefaultQueue;
-use ractor::factory::routing::QueuerRouting;
-use ractor::factory::{
-    worker_builder, DiscardHandler, DiscardMode, DiscardReason, DiscardSettings, Factory,
-    FactoryArguments, FactoryMessage, FactoryRef, Job, Worker, WorkerId,
-};
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SpawnErr};
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
-use tokio::sync::oneshot;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
 
 const OVERLOADED: RefusalReason = RefusalReason::Overloaded;
 const DEADLINE: RefusalReason = RefusalReason::Deadline;
 pub(crate) const UNAVAILABLE: RefusalReason = RefusalReason::Unavailable;
 const SHUTTING_DOWN: RefusalReason = RefusalReason::ShuttingDown;
 
-type PoolFactory =
-    Factory<(), PoolJob, (), DispatchWorker, QueuerRouting<(), PoolJob>, DefaultQueue<(), PoolJob>>;
-
-/// Where a job's reply goes.
+/// Where a submitted job's reply goes.
 pub(crate) enum ReplyTo {
-    /// A transport awaiting the encoded reply.
-    Wire(oneshot::Sender<Reply>),
     /// A host actor awaiting a plain-data answer.
     Host(RpcReplyPort<DispatchResult>),
-    /// A transport that takes the reply where the job ends (the stdio writer's channel).
-    Done(Done),
 }
 
 impl ReplyTo {
-    pub(crate) fn send(self, reply: Reply) {
+    fn send(self, reply: Reply) {
         // A caller that went away no longer needs its answer.
         match self {
-            ReplyTo::Wire(tx) => {
-                let _ = tx.send(reply);
-            }
             ReplyTo::Host(port) => {
                 let _ = port.send(answer(reply));
             }
-            ReplyTo::Done(done) => done(reply),
         }
     }
 }
 
-/// One piece of host work and where its reply goes. Answered exactly once: by a worker,
-/// by the discard handler, or by `Drop`.
-pub(crate) struct PoolJob {
-    work: Option<(Pending, ReplyTo)>,
-    /// When the job was queued: the deadline counts the wait in the queue too.
-    queued: tokio::time::Instant,
-}
-
-impl PoolJob {
-    /// The work, out of the queue (the one place a job leaves it).
-    fn take(&mut self) -> Option<(Pending, ReplyTo)> {
-        let work = self.work.take();
-        if work.is_some() {
-            metrics::pool_queued(-1.0);
-        }
-        work
-    }
-
-    fn refuse(&mut self, reason: RefusalReason) {
-        if let Some((pending, reply)) = self.take() {
-            reply.send(pending.refuse(reason));
-        }
-    }
-}
-
-impl Drop for PoolJob {
-    fn drop(&mut self) {
-        self.refuse(UNAVAILABLE);
-    }
-}
-
-impl fmt::Debug for PoolJob {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PoolJob")
-            .field("pending", &self.work.as_ref().map(|(p, _)| p))
-            .finish()
-    }
-}
-
-/// The pool's counters, shared by its workers across restarts.
+/// The pool's counters, shared across pool restarts.
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
     starts: AtomicU64,
@@ -139,57 +92,87 @@ pub(crate) struct PoolSettings {
     pub(crate) deadline: Duration,
 }
 
-/// The caller's side of the pool: finds the current factory (it changes when the pool
+/// One life of the pool actor: its slots and the calls waiting for one.
+struct Admission {
+    slots: Arc<Semaphore>,
+    /// Calls waiting for a slot; at most `queue`.
+    waiting: AtomicUsize,
+    /// The actor that replaces a retired slot.
+    actor: ActorRef<PoolMsg>,
+}
+
+/// The caller's side of the pool: finds the current admission (it changes when the pool
 /// restarts) without a message round trip.
 #[derive(Clone)]
 pub(crate) struct Pool {
-    slot: Arc<RwLock<Option<FactoryRef<(), PoolJob>>>>,
-    counters: Arc<Counters>,
+    shared: Arc<PoolShared>,
+}
+
+struct PoolShared {
+    slot: RwLock<Option<Arc<Admission>>>,
+    counters: Counters,
     settings: PoolSettings,
 }
 
 impl fmt::Debug for Pool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Pool")
-            .field("settings", &self.settings)
-            .field("counters", &self.counters)
+            .field("settings", &self.shared.settings)
+            .field("counters", &self.shared.counters)
             .finish_non_exhaustive()
+    }
+}
+
+/// Why a slot was retired.
+#[derive(Debug)]
+enum SlotFault {
+    HostPanicked,
+    DeadlineExceeded(Duration),
+}
+
+impl fmt::Display for SlotFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SlotFault::HostPanicked => f.write_str("host code panicked"),
+            SlotFault::DeadlineExceeded(d) => {
+                write!(f, "host work exceeded its {} ms deadline", d.as_millis())
+            }
+        }
     }
 }
 
 impl Pool {
     pub(crate) fn new(settings: PoolSettings) -> Self {
         Pool {
-            slot: Arc::new(RwLock::new(None)),
-            counters: Arc::new(Counters::default()),
-            settings,
+            shared: Arc::new(PoolShared {
+                slot: RwLock::new(None),
+                counters: Counters::default(),
+                settings,
+            }),
         }
     }
 
-    fn current(&self) -> Option<FactoryRef<(), PoolJob>> {
-        self.slot.read().unwrap_or_else(|e| e.into_inner()).clone()
+    fn current(&self) -> Option<Arc<Admission>> {
+        self.shared
+            .slot
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
-    /// Hands `pending` to a worker; the reply goes to `reply`, whatever happens.
+    /// Runs `pending` on a task of its own and sends the reply to `reply`, whatever happens.
     pub(crate) fn submit(&self, pending: Pending, reply: ReplyTo) {
-        metrics::pool_queued(1.0);
-        let job = PoolJob {
-            work: Some((pending, reply)),
-            queued: tokio::time::Instant::now(),
-        };
-        match self.current() {
-            // On a send failure the job comes back inside the error and is answered as it drops.
-            Some(factory) => drop(factory.dispatch((), job)),
-            None => drop(job),
-        }
+        let run = self.execute(pending);
+        tokio::spawn(async move { reply.send(run.await) });
     }
 
     pub(crate) fn stats(&self) -> PoolStats {
-        let c = &self.counters;
+        let c = &self.shared.counters;
+        let workers = self.shared.settings.workers;
         let starts = c.starts.load(Ordering::Relaxed);
         PoolStats {
-            workers: self.settings.workers,
-            worker_restarts: starts.saturating_sub(self.settings.workers as u64),
+            workers,
+            worker_restarts: starts.saturating_sub(workers as u64),
             completed: c.completed.load(Ordering::Relaxed),
             panics: c.panics.load(Ordering::Relaxed),
             deadlines: c.deadlines.load(Ordering::Relaxed),
@@ -197,184 +180,292 @@ impl Pool {
         }
     }
 
-    /// Spawns the factory linked to `supervisor` and publishes it.
+    /// Spawns the pool actor linked to `supervisor`; it publishes its admission as it starts.
     pub(crate) async fn spawn(&self, supervisor: ActorCell) -> Result<ActorCell, SpawnErr> {
-        let counters = self.counters.clone();
-        let deadline = self.settings.deadline;
-        let args = FactoryArguments::builder()
-            .worker_builder(Box::new(worker_builder(move |_wid| {
-                let worker = DispatchWorker {
-                    counters: counters.clone(),
-                    deadline,
-                };
-                (worker, ())
-            })))
-            .queue(DefaultQueue::default())
-            .router(QueuerRouting::default())
-            .num_initial_workers(self.settings.workers.max(1))
-            .discard_settings(DiscardSettings::Static {
-                limit: self.settings.queue,
-                mode: DiscardMode::Newest,
-            })
-            .discard_handler(Arc::new(Refuser {
-                counters: self.counters.clone(),
-            }))
-            .build();
-        let (factory, _) =
-            Actor::spawn_linked(None, PoolFactory::default(), args, supervisor).await?;
-        *self.slot.write().unwrap_or_else(|e| e.into_inner()) = Some(factory.clone());
-        Ok(factory.get_cell())
+        let (actor, _) =
+            Actor::spawn_linked(None, PoolActor, self.shared.clone(), supervisor).await?;
+        Ok(actor.get_cell())
     }
 
-    /// The factory's cell, while it runs.
+    /// The pool actor's cell, while it runs.
     pub(crate) fn cell(&self) -> Option<ActorCell> {
-        self.current().map(|f| f.get_cell())
+        self.current().map(|a| a.actor.get_cell())
+    }
+
+    /// Admits `pending`, runs it and yields its reply. Never fails to answer.
+    ///
+    /// # Cancel safety
+    /// Dropping the future before the host work ends leaves the work running under the same
+    /// deadline; only its reply is lost.
+    fn execute(&self, pending: Pending) -> impl std::future::Future<Output = Reply> + 'static {
+        let admission = self.current();
+        let shared = self.shared.clone();
+        async move {
+            let Some(admission) = admission else {
+                return pending.refuse(UNAVAILABLE);
+            };
+            let settings = shared.settings;
+            let due = Instant::now() + settings.deadline;
+            let permit = match admit(&admission, &shared, settings.queue, due).await {
+                Ok(permit) => permit,
+                Err(reason) => return pending.refuse(reason),
+            };
+            let id = pending.id().clone();
+            let slot = Slot {
+                permit: Some(permit),
+            };
+            let mut watch = Watch {
+                task: Some(tokio::spawn(host(
+                    pending,
+                    slot,
+                    admission.clone(),
+                    shared.clone(),
+                ))),
+                due,
+                admission,
+                shared,
+            };
+            metrics::pool_running(1.0);
+            let ended = watch.wait().await;
+            metrics::pool_running(-1.0);
+            ended.unwrap_or_else(|reason| refusal(&id, reason))
+        }
     }
 }
 
 impl RunPending for Pool {
     fn run(&self, pending: Pending) -> BoxFuture<Reply> {
-        let (tx, rx) = oneshot::channel();
-        let id = pending.id().clone();
-        self.submit(pending, ReplyTo::Wire(tx));
-        Box::pin(async move {
-            // Every job is answered before its sender drops; this is belt and braces.
-            rx.await.unwrap_or_else(|_| refusal(&id, UNAVAILABLE))
-        })
-    }
-
-    fn start(&self, pending: Pending, done: Done) -> Option<BoxFuture<()>> {
-        self.submit(pending, ReplyTo::Done(done));
-        None
+        Box::pin(self.execute(pending))
     }
 }
 
-/// Answers the jobs the factory sheds.
-struct Refuser {
-    counters: Arc<Counters>,
-}
-
-impl DiscardHandler<(), PoolJob> for Refuser {
-    fn discard(&self, reason: DiscardReason, job: &mut Job<(), PoolJob>) {
-        let reason = match reason {
-            DiscardReason::Loadshed | DiscardReason::RateLimited => {
-                self.counters.overloaded.fetch_add(1, Ordering::Relaxed);
-                metrics::pool_event(PoolEvent::Overloaded);
-                OVERLOADED
-            }
-            DiscardReason::TtlExpired => DEADLINE,
-            DiscardReason::Shutdown => SHUTTING_DOWN,
-        };
-        job.msg.refuse(reason);
+/// A slot for one call, or why there is none.
+async fn admit(
+    admission: &Admission,
+    shared: &PoolShared,
+    queue: usize,
+    due: Instant,
+) -> Result<OwnedSemaphorePermit, RefusalReason> {
+    match admission.slots.clone().try_acquire_owned() {
+        Ok(permit) => return Ok(permit),
+        Err(TryAcquireError::Closed) => return Err(SHUTTING_DOWN),
+        Err(TryAcquireError::NoPermits) => {}
     }
-}
-
-/// One worker: runs a job's host work in its own task under the deadline.
-struct DispatchWorker {
-    counters: Arc<Counters>,
-    deadline: Duration,
-}
-
-/// Why a worker stopped itself so the factory replaces it.
-/// A host task that does not outlive the worker running it.
-struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
-
-impl<T> Drop for AbortOnDrop<T> {
-    fn drop(&mut self) {
-        self.0.abort();
+    if admission.waiting.fetch_add(1, Ordering::AcqRel) >= queue {
+        admission.waiting.fetch_sub(1, Ordering::AcqRel);
+        shared.counters.overloaded.fetch_add(1, Ordering::Relaxed);
+        metrics::pool_event(PoolEvent::Overloaded);
+        return Err(OVERLOADED);
     }
-}
-
-#[derive(Debug)]
-enum WorkerFault {
-    HostPanicked,
-    DeadlineExceeded(Duration),
-    TaskLost,
-}
-
-impl fmt::Display for WorkerFault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            WorkerFault::HostPanicked => f.write_str("host code panicked"),
-            WorkerFault::DeadlineExceeded(d) => {
-                write!(f, "host work exceeded its {} ms deadline", d.as_millis())
-            }
-            WorkerFault::TaskLost => f.write_str("host task ended without a reply"),
+    metrics::pool_queued(1.0);
+    let got = tokio::time::timeout_at(due, admission.slots.clone().acquire_owned()).await;
+    admission.waiting.fetch_sub(1, Ordering::AcqRel);
+    metrics::pool_queued(-1.0);
+    match got {
+        Ok(Ok(permit)) => Ok(permit),
+        Ok(Err(_closed)) => Err(SHUTTING_DOWN),
+        // A call that waited its whole deadline for a slot is refused without running.
+        Err(_elapsed) => {
+            shared.counters.deadlines.fetch_add(1, Ordering::Relaxed);
+            metrics::pool_event(PoolEvent::Deadline);
+            Err(DEADLINE)
         }
     }
 }
 
-impl std::error::Error for WorkerFault {}
+/// A call's slot. Released when the call ends; forgotten when the task holding it is torn
+/// down mid-work (aborted at its deadline), since a replacement already took its place.
+struct Slot {
+    permit: Option<OwnedSemaphorePermit>,
+}
 
-impl Worker for DispatchWorker {
-    type Key = ();
-    type Message = PoolJob;
-    type State = ();
-    type Arguments = ();
+impl Slot {
+    fn release(mut self) {
+        drop(self.permit.take());
+    }
+
+    fn retire(mut self, admission: &Admission, fault: SlotFault) {
+        if let Some(permit) = self.permit.take() {
+            permit.forget();
+        }
+        admission.replace(fault);
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let Some(permit) = self.permit.take() {
+            permit.forget();
+        }
+    }
+}
+
+impl Admission {
+    /// Asks the pool actor for a fresh slot. An actor that is gone has been (or is being)
+    /// restarted with a full set of slots.
+    fn replace(&self, fault: SlotFault) {
+        tracing::warn!(%fault, "replacing a dispatch worker");
+        let _ = self.actor.cast(PoolMsg::Replace);
+    }
+}
+
+/// The host work of one call, on a task of its own. Counters move before the reply, so a
+/// caller that got its answer sees them.
+async fn host(
+    pending: Pending,
+    slot: Slot,
+    admission: Arc<Admission>,
+    shared: Arc<PoolShared>,
+) -> Reply {
+    let (answer, outcome) = pending.run_observed().await;
+    match outcome {
+        HostOutcome::Returned => {
+            shared.counters.completed.fetch_add(1, Ordering::Relaxed);
+            slot.release();
+        }
+        HostOutcome::Panicked => {
+            shared.counters.panics.fetch_add(1, Ordering::Relaxed);
+            metrics::pool_event(PoolEvent::Panic);
+            slot.retire(&admission, SlotFault::HostPanicked);
+        }
+    }
+    answer
+}
+
+/// The deadline over a running call, kept by its caller, or by a task of its own once the
+/// caller has gone.
+struct Watch {
+    task: Option<JoinHandle<Reply>>,
+    due: Instant,
+    admission: Arc<Admission>,
+    shared: Arc<PoolShared>,
+}
+
+impl Watch {
+    async fn wait(&mut self) -> Result<Reply, RefusalReason> {
+        let Some(task) = self.task.as_mut() else {
+            return Err(UNAVAILABLE);
+        };
+        let ended = tokio::time::timeout_at(self.due, task).await;
+        let task = self.task.take();
+        match ended {
+            Ok(Ok(reply)) => Ok(reply),
+            // Host panics are caught inside the task: it ends otherwise only when the
+            // runtime tears it down.
+            Ok(Err(_)) => Err(UNAVAILABLE),
+            Err(_elapsed) => {
+                if let Some(task) = task {
+                    overdue(task, &self.admission, &self.shared);
+                }
+                Err(DEADLINE)
+            }
+        }
+    }
+}
+
+/// A call past its deadline: aborted, counted, its slot replaced.
+fn overdue(task: JoinHandle<Reply>, admission: &Admission, shared: &PoolShared) {
+    task.abort();
+    shared.counters.deadlines.fetch_add(1, Ordering::Relaxed);
+    metrics::pool_event(PoolEvent::Deadline);
+    admission.replace(SlotFault::DeadlineExceeded(shared.settings.deadline));
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let Some(task) = self.task.take() else {
+            return;
+        };
+        if task.is_finished() {
+            return;
+        }
+        // The caller went away: the deadline still holds for the work it left running.
+        let (due, admission, shared) = (self.due, self.admission.clone(), self.shared.clone());
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                let mut task = task;
+                if tokio::time::timeout_at(due, &mut task).await.is_err() {
+                    overdue(task, &admission, &shared);
+                }
+            });
+        }
+    }
+}
+
+/// What the pool actor is told.
+#[derive(Debug)]
+enum PoolMsg {
+    /// A slot was retired (a panic, a deadline): start a fresh one.
+    Replace,
+}
+
+/// The pool actor: owns one admission for its life, publishes it, replaces lost slots.
+#[derive(Debug, Clone, Copy, Default)]
+struct PoolActor;
+
+/// The pool actor's state: its admission, closed and withdrawn when the actor goes, however
+/// it goes (a kill included), so that waiting calls are answered and new ones refused.
+struct Published {
+    admission: Arc<Admission>,
+    shared: Arc<PoolShared>,
+}
+
+impl Drop for Published {
+    fn drop(&mut self) {
+        self.admission.slots.close();
+        let mut slot = self.shared.slot.write().unwrap_or_else(|e| e.into_inner());
+        if slot
+            .as_ref()
+            .is_some_and(|a| Arc::ptr_eq(a, &self.admission))
+        {
+            *slot = None;
+        }
+    }
+}
+
+impl Actor for PoolActor {
+    type Msg = PoolMsg;
+    type State = Published;
+    type Arguments = Arc<PoolShared>;
 
     async fn pre_start(
         &self,
-        _wid: WorkerId,
-        _factory: &ActorRef<FactoryMessage<(), PoolJob>>,
-        _args: (),
-    ) -> Result<(), ActorProcessingErr> {
-        self.counters.starts.fetch_add(1, Ordering::Relaxed);
-        Ok(())
+        myself: ActorRef<PoolMsg>,
+        shared: Arc<PoolShared>,
+    ) -> Result<Published, ActorProcessingErr> {
+        let workers = shared.settings.workers.max(1);
+        let admission = Arc::new(Admission {
+            slots: Arc::new(Semaphore::new(workers)),
+            waiting: AtomicUsize::new(0),
+            actor: myself,
+        });
+        shared
+            .counters
+            .starts
+            .fetch_add(workers as u64, Ordering::Relaxed);
+        *shared.slot.write().unwrap_or_else(|e| e.into_inner()) = Some(admission.clone());
+        Ok(Published { admission, shared })
     }
 
     async fn handle(
         &self,
-        _wid: WorkerId,
-        _factory: &ActorRef<FactoryMessage<(), PoolJob>>,
-        mut job: Job<(), PoolJob>,
-        _state: &mut (),
+        _myself: ActorRef<PoolMsg>,
+        msg: PoolMsg,
+        state: &mut Published,
     ) -> Result<(), ActorProcessingErr> {
-        let Some((pending, reply)) = job.msg.take() else {
-            return Ok(());
-        };
-        let id = pending.id().clone();
-        // One deadline from the moment the call was queued: a call that waited its whole
-        // deadline in the queue is refused without running.
-        let due = job.msg.queued + self.deadline;
-        if tokio::time::Instant::now() >= due {
-            self.counters.deadlines.fetch_add(1, Ordering::Relaxed);
-            metrics::pool_event(PoolEvent::Deadline);
-            reply.send(refusal(&id, DEADLINE));
-            return Ok(());
+        match msg {
+            PoolMsg::Replace => {
+                state.shared.counters.starts.fetch_add(1, Ordering::Relaxed);
+                metrics::pool_event(PoolEvent::WorkerRestart);
+                state.admission.slots.add_permits(1);
+            }
         }
-        // The dispatch site (recording, span) is inside `run_observed`: one site for every path.
-        // The host task is aborted if this worker goes (killed, replaced) before it ends.
-        let mut task = AbortOnDrop(tokio::spawn(pending.run_observed()));
-        metrics::pool_running(1.0);
-        let ended = tokio::time::timeout_at(due, &mut task.0).await;
-        metrics::pool_running(-1.0);
-        let fault = match ended {
-            // Counters move before the reply, so a caller that got its answer sees them.
-            Ok(Ok((answer, HostOutcome::Returned))) => {
-                self.counters.completed.fetch_add(1, Ordering::Relaxed);
-                reply.send(answer);
-                return Ok(());
-            }
-            Ok(Ok((answer, HostOutcome::Panicked))) => {
-                self.counters.panics.fetch_add(1, Ordering::Relaxed);
-                metrics::pool_event(PoolEvent::Panic);
-                reply.send(answer);
-                WorkerFault::HostPanicked
-            }
-            Ok(Err(_)) => {
-                reply.send(refusal(&id, UNAVAILABLE));
-                WorkerFault::TaskLost
-            }
-            Err(_) => {
-                task.0.abort();
-                self.counters.deadlines.fetch_add(1, Ordering::Relaxed);
-                metrics::pool_event(PoolEvent::Deadline);
-                reply.send(refusal(&id, DEADLINE));
-                WorkerFault::DeadlineExceeded(self.deadline)
-            }
-        };
-        tracing::warn!(%fault, "replacing a dispatch worker");
-        metrics::pool_event(PoolEvent::WorkerRestart);
-        Err(Box::new(fault))
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Published {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Published").finish_non_exhaustive()
     }
 }

@@ -181,6 +181,10 @@ pub(crate) async fn connection(
         .min(options.write_timeout)
         / 8)
     .clamp(Duration::from_millis(10), Duration::from_secs(1));
+    // One timer for the connection's life: a sleep made afresh on every wake-up of the loop
+    // would register and cancel a timer per request.
+    let mut ticks = tokio::time::interval_at(Instant::now() + tick, tick);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             ended = conn.as_mut() => {
@@ -193,7 +197,7 @@ pub(crate) async fn connection(
                 closing = Some(Instant::now());
                 conn.as_mut().graceful_shutdown();
             }
-            _ = tokio::time::sleep(tick) => {
+            _ = ticks.tick() => {
                 // Dropping the connection frees every answer it holds.
                 if activity.stalled_for() >= options.write_timeout {
                     tracing::debug!(%peer, "an answer made no progress: connection dropped");

@@ -4,6 +4,7 @@
 use base64::Engine as _;
 use http::header::{HeaderMap, HeaderName};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fmt;
 
 const SENTINEL_OPEN: &str = "=?base64?";
@@ -52,7 +53,7 @@ impl fmt::Display for HeaderError {
 
 /// Decodes one header value: `=?base64?…?=` (case-sensitive markers) is base64 of UTF-8;
 /// anything else must be visible ASCII and is taken as it is.
-pub(crate) fn decode_value(raw: &[u8]) -> Option<String> {
+pub(crate) fn decode_value(raw: &[u8]) -> Option<Cow<'_, str>> {
     let text = std::str::from_utf8(raw).ok()?;
     if !text
         .bytes()
@@ -66,9 +67,9 @@ pub(crate) fn decode_value(raw: &[u8]) -> Option<String> {
     {
         Some(b64) => {
             let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
-            String::from_utf8(bytes).ok()
+            String::from_utf8(bytes).ok().map(Cow::Owned)
         }
-        None => Some(text.to_owned()),
+        None => Some(Cow::Borrowed(text)),
     }
 }
 
@@ -89,12 +90,12 @@ pub(crate) enum Encoding {
 /// [`HeaderError::Malformed`] for an undecodable value (or an encoded one where only
 /// [`Encoding::Plain`] is allowed), [`HeaderError::Conflicting`] when two occurrences decode
 /// differently.
-pub(crate) fn single(
-    headers: &HeaderMap,
+pub(crate) fn single<'h>(
+    headers: &'h HeaderMap,
     name: &HeaderName,
     encoding: Encoding,
-) -> Result<Option<String>, HeaderError> {
-    let mut found: Option<String> = None;
+) -> Result<Option<Cow<'h, str>>, HeaderError> {
+    let mut found: Option<Cow<'h, str>> = None;
     for raw in headers.get_all(name) {
         if encoding == Encoding::Plain && raw.as_bytes().starts_with(SENTINEL_OPEN.as_bytes()) {
             return Err(HeaderError::Malformed(name.to_string()));
@@ -134,7 +135,7 @@ pub(crate) fn require_eq(
     match single(headers, name, encoding)? {
         None if presence == Presence::IfPresent => Ok(()),
         None => Err(HeaderError::Missing(name.to_string())),
-        Some(v) if Some(v.as_str()) == expected => Ok(()),
+        Some(v) if Some(&*v) == expected => Ok(()),
         Some(_) => Err(HeaderError::Mismatch(name.to_string())),
     }
 }
@@ -193,8 +194,8 @@ pub(crate) fn check_param(
     }
 }
 
-/// The host part of a Host header or `:authority`, without its port, lowercased.
-fn host_name(authority: &str) -> Option<String> {
+/// The host part of a Host header or `:authority`, without its port.
+fn host_name(authority: &str) -> Option<&str> {
     let authority = authority.trim();
     let host = if let Some(rest) = authority.strip_prefix('[') {
         let end = rest.find(']')?;
@@ -210,7 +211,7 @@ fn host_name(authority: &str) -> Option<String> {
             None => authority,
         }
     };
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+    (!host.is_empty()).then_some(host)
 }
 
 fn is_port(p: &str) -> bool {
@@ -219,7 +220,7 @@ fn is_port(p: &str) -> bool {
 
 /// Whether `authority` names an allowed host, any port.
 pub(crate) fn host_allowed(authority: &str, allowed: &[String]) -> bool {
-    host_name(authority).is_some_and(|h| allowed.iter().any(|a| a.eq_ignore_ascii_case(&h)))
+    host_name(authority).is_some_and(|h| allowed.iter().any(|a| a.eq_ignore_ascii_case(h)))
 }
 
 /// Whether `origin` is in `allowed` (ASCII case-insensitive, exact otherwise).

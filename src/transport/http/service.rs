@@ -584,15 +584,15 @@ impl HttpService {
 /// `Content-Type`, when given, must be JSON (415); `Accept`, when given, must admit JSON, the
 /// only thing this endpoint answers with (406). Absent headers are taken as JSON.
 fn media_refusal(parts: &Parts) -> Option<Refuse> {
-    let essence = |v: &str| {
-        v.split(';')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_ascii_lowercase()
+    // The media type's essence (before any parameter), compared without allocating.
+    let essence_is = |v: &str, wanted: &[&str]| {
+        let essence = v.split(';').next().unwrap_or_default().trim();
+        wanted.iter().any(|w| essence.eq_ignore_ascii_case(w))
     };
     for v in parts.headers.get_all(header::CONTENT_TYPE) {
-        let json = v.to_str().is_ok_and(|v| essence(v) == "application/json");
+        let json = v
+            .to_str()
+            .is_ok_and(|v| essence_is(v, &["application/json"]));
         if !json {
             return Some(Refuse::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -604,12 +604,8 @@ fn media_refusal(parts: &Parts) -> Option<Refuse> {
     if accepts.peek().is_some() {
         let admits_json = accepts.any(|v| {
             v.to_str().is_ok_and(|v| {
-                v.split(',').any(|range| {
-                    matches!(
-                        essence(range).as_str(),
-                        "application/json" | "application/*" | "*/*"
-                    )
-                })
+                v.split(',')
+                    .any(|range| essence_is(range, &["application/json", "application/*", "*/*"]))
             })
         });
         if !admits_json {
