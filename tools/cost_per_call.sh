@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# What one HTTP tools/call costs the server, in figures that hold on a shared machine:
+#   - CPU per call: the server's user+system time (/proc/PID/stat) over the calls served in a
+#     closed-loop run at CONNECTIONS connections;
+#   - instructions per call: user-space instructions counted by callgrind (valgrind) over a run
+#     at 8 connections — repeatable whatever else the machine does.
+# Both for the `weather` example (release, `--http`, under the runtime) and for bare hyper (the
+# peer bench's fixed-reply server), driven by the peer bench's load client.
+#
+#   tools/cost_per_call.sh [SECONDS] [CONNECTIONS] [WEATHER_BINARY]
+#
+# Run from the project root. Builds the peer bench into target/peer-bench (as
+# ../shared/bench/compare.sh does) and the example in release; callgrind is skipped when
+# valgrind is not installed (apt-get install valgrind).
+set -euo pipefail
+secs=${1:-5}
+conns=${2:-64}
+[ -f Cargo.toml ] || { echo "run from the project root" >&2; exit 2; }
+bench=$(cd "$(dirname "$0")/../../shared/bench" 2>/dev/null && pwd) ||
+  { echo "../shared/bench not found" >&2; exit 2; }
+peers=target/peer-bench
+cargo build -q --release --locked --manifest-path "$bench/Cargo.toml" --target-dir "$peers"
+weather=${3:-}
+if [ -z "$weather" ]; then
+  cargo build -q --release --example weather
+  weather=target/release/examples/weather
+fi
+load=$peers/release/mcp_load
+bare=$peers/release/bare_hyper
+port=$((20000 + RANDOM % 20000))
+call=(--tool get_weather --arg place=Oslo --expect Oslo --modern)
+
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p"; }
+
+# cpu LABEL -- SERVER...: CPU µs per call at $conns connections.
+cpu() {
+  local label=$1; shift 2
+  "$@" 2>/dev/null & local pid=$!
+  sleep 1
+  local args=("${call[@]}"); [ "$label" = bare-hyper ] && args=(--expect Oslo)
+  local t0; t0=$(ticks $pid)
+  local out; out=$("$load" http "http://127.0.0.1:$port/mcp" "$conns" "$secs" --pid $pid "${args[@]}" | tail -1)
+  local t1; t1=$(ticks $pid)
+  kill $pid; wait $pid 2>/dev/null || true
+  local n; n=$(echo "$out" | field n)
+  python3 -c "import os; hz=os.sysconf('SC_CLK_TCK'); print('%-10s cpu_us_per_call=%.1f rps=%s peak_rss_kb=%s' % ('$label', ($t1-$t0)*1e6/hz/$n, '$(echo "$out" | field rps)', '$(echo "$out" | field peak_rss_kb)'))"
+  port=$((port + 1))
+}
+
+# instructions LABEL -- SERVER...: user-space instructions per call under callgrind.
+instructions() {
+  local label=$1; shift 2
+  local dir; dir=$(mktemp -d)
+  valgrind --tool=callgrind --callgrind-out-file="$dir/cg.%p" "$@" 2>/dev/null & local pid=$!
+  sleep 4
+  local args=("${call[@]}"); [ "$label" = bare-hyper ] && args=(--expect Oslo)
+  local out; out=$("$load" http "http://127.0.0.1:$port/mcp" 8 "$secs" "${args[@]}" | tail -1)
+  kill -INT $pid; sleep 3; kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true
+  local n; n=$(echo "$out" | field n)
+  local ir; ir=$(grep -h '^summary:' "$dir"/cg.* | awk '{s += $2} END {print s}')
+  python3 -c "print('%-10s instructions_per_call=%.0f (callgrind, %s calls)' % ('$label', $ir / $n, $n))"
+  rm -rf "$dir"
+  port=$((port + 1))
+}
+
+cpu weather -- "$weather" --http "127.0.0.1:$port"
+cpu bare-hyper -- "$bare" "127.0.0.1:$port"
+if command -v valgrind >/dev/null; then
+  instructions weather -- "$weather" --http "127.0.0.1:$port"
+  instructions bare-hyper -- "$bare" "127.0.0.1:$port"
+fi
