@@ -129,6 +129,22 @@ impl RpcError {
         }
         Value::Object(m)
     }
+
+    /// The same error as [`RpcError::to_value`] sends it: the message and every string of
+    /// `data` cut to [`MAX_ECHO_BYTES`]; the code and the kind kept.
+    pub(crate) fn into_sent(self) -> Self {
+        let bounded_message = self.message.len() > MAX_ECHO_BYTES;
+        RpcError {
+            code: self.code,
+            message: if bounded_message {
+                Cow::Owned(bounded(&self.message))
+            } else {
+                self.message
+            },
+            data: self.data.as_ref().map(bounded_value),
+            kind: self.kind,
+        }
+    }
 }
 
 /// The longest string a JSON-RPC error carries, in bytes; longer ones end in `…` at a char

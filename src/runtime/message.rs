@@ -87,10 +87,12 @@ pub const RUNTIME_REFUSAL_CODE: i64 = crate::protocol::codes::INTERNAL_ERROR;
 static NULL: Value = Value::Null;
 
 impl DispatchError {
+    /// The refusal as the wire carries it: a caller's long tool name or key echoed in the
+    /// message or data is cut as it is in the bytes.
     fn of(error: RpcError) -> Self {
         DispatchError {
             refused: error.refused(),
-            error,
+            error: error.into_sent(),
         }
     }
 
