@@ -1,4 +1,4 @@
-//! Review: `HttpService::authorize_async` under attack through a real listener: many concurrent
+//! `HttpService::authorize_async` under attack through a real listener: many concurrent
 //! streams on one h2c connection and many HTTP/1.1 connections, each with its own principal (no
 //! principal reaches another request); a client that goes away while the hook runs; a hook
 //! that panics on many streams at once.

@@ -1,4 +1,4 @@
-//! Review: a host dispatch's `DispatchError` carries the JSON-RPC error the same call earns over
+//! a host dispatch's `DispatchError` carries the JSON-RPC error the same call earns over
 //! a wire — its message and data as they are sent, every string cut to `MAX_ECHO_BYTES` — as
 //! it did when it was read back from the bytes (the CHANGELOG: `code()`, `message()` and
 //! `data()` unchanged). A caller-chosen tool name or argument key of 5,000 bytes is echoed

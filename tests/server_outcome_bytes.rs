@@ -1,4 +1,4 @@
-//! Review: every typed `Outcome` agrees with the bytes sent beside it, through the real entry
+//! every typed `Outcome` agrees with the bytes sent beside it, through the real entry
 //! points (`Server::serve` on stdio at both revisions, `RuntimeHandle::serve` through the
 //! dispatch pool, `RuntimeHandle::dispatch`): a result, a tool's own error, a panicking tool,
 //! a nonconforming structured result, invalid arguments at either revision, an unknown tool, a
