@@ -444,6 +444,9 @@ impl Actor for PoolActor {
             .starts
             .fetch_add(workers as u64, Ordering::Relaxed);
         *shared.slot.write().unwrap_or_else(|e| e.into_inner()) = Some(admission.clone());
+        // The gauges exist from the start, so a scrape shows an idle pool as 0, not as absent.
+        metrics::pool_queued(0.0);
+        metrics::pool_running(0.0);
         Ok(Published { admission, shared })
     }
 
