@@ -122,7 +122,14 @@ pub async fn serve_with(
 pub(crate) async fn accept(listener: &TcpListener) -> (TcpStream, std::net::SocketAddr) {
     loop {
         match listener.accept().await {
-            Ok(s) => return s,
+            Ok((stream, peer)) => {
+                // An answer is written whole; Nagle's wait for an ACK would only delay it
+                // (up to the peer's delayed-ACK timer when it leaves in two segments).
+                if let Err(e) = stream.set_nodelay(true) {
+                    tracing::debug!(%peer, error = %e, "TCP_NODELAY not set");
+                }
+                return (stream, peer);
+            }
             Err(e) => {
                 tracing::warn!(error = %e, "accept failed");
                 tokio::time::sleep(Duration::from_millis(50)).await;
