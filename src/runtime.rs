@@ -59,6 +59,8 @@
 //! ```
 
 mod catalog;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 mod config;
 mod error;
 #[cfg(feature = "http")]

@@ -27,6 +27,11 @@ pub enum ReporterMsg {
     Export(ExportKind, RpcReplyPort<Result<Sealed, CanonicalError>>),
 }
 
+// Local only: under ractor's `cluster` feature (which removes ractor's blanket impl) it says
+// so; the federated export asks other nodes through its own message (`cluster` module).
+#[cfg(feature = "cluster")]
+impl ractor::Message for ReporterMsg {}
+
 /// Builds one export from a declared graph and a collector's current snapshot. Pure but for
 /// reading the collector's counters.
 ///

@@ -9,12 +9,18 @@ use ractor::RpcReplyPort;
 use serde_json::Value;
 use std::fmt;
 
+#[cfg(feature = "cluster")]
+mod wire;
+#[cfg(feature = "cluster")]
+pub use wire::DISPATCH_VARIANT;
+
 /// What a host actor may send the runtime's dispatcher (see
 /// [`RuntimeHandle::dispatcher`](super::RuntimeHandle::dispatcher)).
 ///
-/// Every field but `extensions` is plain data (strings, JSON values, a reply port), so that a
-/// cluster transport can carry the message between nodes later; the extensions are in-process
-/// values and would not cross.
+/// Every field but `extensions` is plain data (strings, JSON values, a reply port). With the
+/// `cluster` feature the message has a wire encoding (`runtime::cluster`, "What crosses a
+/// node"), and a host actor on another node can send it to this runtime's catalog actor; the
+/// extensions are in-process values and do not cross: a remote dispatch runs with none.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum RuntimeMsg {
