@@ -7,6 +7,7 @@
 //! - [`observed`]: the [`observed::Collector`], its actor and the optional tracing layer.
 //! - [`diff`]: [`diff::Diff::run`], four classes and ten coverage counts (`docs/connectome-diff.md`).
 //! - [`export`]: the three export documents (declared, observed, diff).
+//! - [`federation`]: the observed graphs of several nodes merged into one export.
 //! - [`reporter`]: the actor that builds exports on demand, off the hot path.
 //! - [`surface`]: the exports on the wire — three read-only resources and the `observe` tool's
 //!   answer.
@@ -38,6 +39,7 @@ pub mod canonical;
 pub mod declared;
 pub mod diff;
 pub mod export;
+pub mod federation;
 pub mod model;
 pub mod observed;
 pub mod reach;

@@ -36,6 +36,9 @@ use tokio::task::JoinHandle;
 
 pub use super::message::DISPATCH_VARIANT;
 
+#[cfg(feature = "connectome")]
+pub mod observed;
+
 /// The process group every runtime's catalog actor joins under the `cluster` feature.
 pub const DISPATCH_GROUP: &str = "beam_mcp.dispatch";
 
