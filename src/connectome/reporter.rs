@@ -1,10 +1,11 @@
-//! The reporter actor: builds the three exports on demand, off the hot path.
+//! The reporter actor: builds the exports on demand, off the hot path.
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 
 use super::canonical::{CanonicalError, DigestAlgorithm, Sealed};
 use super::declared::Declared;
 use super::diff::Diff;
+use super::effective::effective_export;
 use super::export::{declared_export, diff_export, observed_export, ExportKind};
 use super::observed::Collector;
 
@@ -51,6 +52,9 @@ pub fn build_export(
             &Diff::run(declared.graph(), &collector.snapshot()),
             algorithm,
         ),
+        ExportKind::Effective => {
+            effective_export(declared.graph(), &collector.snapshot(), algorithm)
+        }
     }
 }
 
