@@ -10,6 +10,8 @@
 #![cfg(feature = "cluster")]
 
 use beam_mcp::connectome::canonical::{verify, DigestAlgorithm};
+use beam_mcp::connectome::effective::federated_effective_export;
+use beam_mcp::connectome::export::ExportKind;
 use beam_mcp::connectome::federation::{federated_observed_export, Federation};
 use beam_mcp::connectome::observed::Collector;
 use beam_mcp::runtime::cluster::observed::{
@@ -57,13 +59,20 @@ async fn three_nodes_federate_into_one_export_whichever_node_asks() {
                 .await
                 .expect("node starts"),
         );
-        let args = ObservedPeerArgs {
-            node: (*name).to_owned(),
-            collector: c.clone(),
+        let node = nodes.last().expect("just started");
+        let peer = if *name == "node_b" {
+            // The node's own shorthand, contributing under its name.
+            node.observe(c.clone()).await.expect("peer starts")
+        } else {
+            let args = ObservedPeerArgs {
+                node: (*name).to_owned(),
+                collector: c.clone(),
+            };
+            Actor::spawn(None, ObservedPeer, args)
+                .await
+                .expect("peer starts")
+                .0
         };
-        let (peer, _) = Actor::spawn(None, ObservedPeer, args)
-            .await
-            .expect("peer starts");
         peers.push(peer);
     }
     nodes[1].connect(nodes[0].addr()).await.expect("B joins A");
@@ -93,6 +102,54 @@ async fn three_nodes_federate_into_one_export_whichever_node_asks() {
             "asked from {name}"
         );
     }
+    // The same through a runtime's handle: node A's runtime, its collector, its reporter's
+    // declared graph and algorithm.
+    let server = beam_mcp::Server::new(
+        beam_mcp::ServerConfig::new(
+            beam_mcp::Catalog::new().tool(beam_mcp::ToolSpec::new("get_weather", "Weather.")),
+        )
+        .collector(collectors[0].clone())
+        .dispatch(|_c| async { Ok(beam_mcp::ToolOutput::text("")) }),
+    )
+    .unwrap();
+    let mut declared_graph = beam_mcp::connectome::model::Graph::new();
+    declared_graph.add_dispatch_edge("get_weather");
+    declared_graph.add_dispatch_edge("get_news");
+    let declared = beam_mcp::connectome::declared::Declared::from_parts(
+        declared_graph.clone(),
+        Default::default(),
+    );
+    let runtime = beam_mcp::runtime::Runtime::start(
+        server,
+        beam_mcp::runtime::RuntimeConfig::new()
+            .workers(1)
+            .reporter(declared, DigestAlgorithm::Sha256),
+    )
+    .await
+    .unwrap();
+    let through_handle = runtime
+        .federated_export(ExportKind::Observed, names[0], LIMIT)
+        .await
+        .unwrap();
+    assert_eq!(through_handle.bytes, expected.bytes);
+    let effective = runtime
+        .federated_export(ExportKind::Effective, names[0], LIMIT)
+        .await
+        .unwrap();
+    assert_eq!(
+        effective.bytes,
+        federated_effective_export(&declared_graph, &direct, DigestAlgorithm::Sha256)
+            .unwrap()
+            .bytes
+    );
+    assert!(matches!(
+        runtime
+            .federated_export(ExportKind::Diff, names[0], LIMIT)
+            .await,
+        Err(beam_mcp::runtime::RuntimeError::NotFederated { kind: "diff" })
+    ));
+    runtime.stop(LIMIT).await.unwrap();
+
     let doc: Value = serde_json::from_slice(&expected.bytes).unwrap();
     assert_eq!(verify(&expected.bytes).unwrap().kind, "federated_observed");
     assert_eq!(

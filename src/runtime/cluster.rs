@@ -318,6 +318,27 @@ impl ClusterNode {
         Ok(false)
     }
 
+    /// Starts this node's observed peer over `collector`, contributing under the node's name
+    /// to the federations other nodes build (`observed::federate`). Stop it (or let the
+    /// process end) to leave.
+    ///
+    /// # Errors
+    /// [`ClusterError::Start`] when the peer actor does not start.
+    #[cfg(feature = "connectome")]
+    pub async fn observe(
+        &self,
+        collector: crate::connectome::observed::Collector,
+    ) -> Result<ActorRef<observed::ObservedMsg>, ClusterError> {
+        let args = observed::ObservedPeerArgs {
+            node: self.name.clone(),
+            collector,
+        };
+        ractor::Actor::spawn(None, observed::ObservedPeer, args)
+            .await
+            .map(|(peer, _)| peer)
+            .map_err(ClusterError::Start)
+    }
+
     /// How many peers this node has a session with.
     ///
     /// # Errors
