@@ -13,11 +13,11 @@
 //! by itself after `BEAM_MCP_SERVE_SECS` seconds (default 120). Everything binds 127.0.0.1.
 
 use beam_mcp::connectome::canonical::DigestAlgorithm;
-use beam_mcp::connectome::effective::federated_effective_export;
-use beam_mcp::connectome::federation::federated_observed_export;
+use beam_mcp::connectome::declared::Declared;
+use beam_mcp::connectome::export::ExportKind;
 use beam_mcp::connectome::model::Graph;
 use beam_mcp::connectome::observed::Collector;
-use beam_mcp::runtime::cluster::observed::{federate, ObservedPeer, ObservedPeerArgs};
+use beam_mcp::runtime::cluster::observed::federate;
 use beam_mcp::runtime::cluster::{
     dispatch_to, wait_for_remote_dispatcher, ClusterNode, NodeConfig,
 };
@@ -76,6 +76,7 @@ async fn start(
 async fn node_a(cluster: SocketAddr, http: SocketAddr) -> Result<(), Box<dyn Error>> {
     let collector = Collector::new();
     let listener = std::net::TcpListener::bind(http)?;
+    let http = listener.local_addr()?;
     let service =
         HttpService::new(server(&collector)?, |_| Ok(()), AllowedOrigins::Any).path("/mcp");
     let config = RuntimeConfig::new()
@@ -83,11 +84,7 @@ async fn node_a(cluster: SocketAddr, http: SocketAddr) -> Result<(), Box<dyn Err
         .http(listener, service, ServeOptions::default());
     let runtime = start(&collector, config).await?;
     let node = ClusterNode::start(NodeConfig::new("node_a", cookie()).bind(cluster)).await?;
-    let args = ObservedPeerArgs {
-        node: "node_a".to_owned(),
-        collector: collector.clone(),
-    };
-    let (peer, _) = ractor::Actor::spawn(None, ObservedPeer, args).await?;
+    let peer = node.observe(collector.clone()).await?;
     println!(
         "node_a: cluster on {}, MCP on http://{http}/mcp",
         node.addr()
@@ -97,8 +94,9 @@ async fn node_a(cluster: SocketAddr, http: SocketAddr) -> Result<(), Box<dyn Err
         .and_then(|s| s.parse().ok())
         .unwrap_or(120u64);
     tokio::time::sleep(Duration::from_secs(secs)).await;
-    let federation = federate(("node_a", &collector.snapshot()), LIMIT).await;
-    let observed = federated_observed_export(&federation, DigestAlgorithm::Sha256)?;
+    let observed = runtime
+        .federated_export(ExportKind::Observed, node.name(), LIMIT)
+        .await?;
     println!(
         "node_a federated observed: {}",
         String::from_utf8_lossy(&observed.bytes)
@@ -111,13 +109,13 @@ async fn node_a(cluster: SocketAddr, http: SocketAddr) -> Result<(), Box<dyn Err
 
 async fn node_b(peer_addr: SocketAddr) -> Result<(), Box<dyn Error>> {
     let collector = Collector::new();
-    let runtime = start(&collector, RuntimeConfig::new().workers(1)).await?;
+    let config = RuntimeConfig::new().workers(1).reporter(
+        Declared::from_parts(declared(), Default::default()),
+        DigestAlgorithm::Sha256,
+    );
+    let runtime = start(&collector, config).await?;
     let node = ClusterNode::start(NodeConfig::new("node_b", cookie())).await?;
-    let args = ObservedPeerArgs {
-        node: "node_b".to_owned(),
-        collector: collector.clone(),
-    };
-    let (peer, _) = ractor::Actor::spawn(None, ObservedPeer, args).await?;
+    let peer = node.observe(collector.clone()).await?;
     node.connect(peer_addr).await?;
     let a = wait_for_remote_dispatcher(LIMIT)
         .await
@@ -137,35 +135,29 @@ async fn node_b(peer_addr: SocketAddr) -> Result<(), Box<dyn Error>> {
     runtime
         .dispatch("get_weather", json!({"place": "Quito"}))
         .await?;
-    // Wait until A's peer is reachable too, then federate from B.
-    let federation = loop_federate(&collector).await;
-    let observed = federated_observed_export(&federation, DigestAlgorithm::Sha256)?;
-    let effective = federated_effective_export(&declared(), &federation, DigestAlgorithm::Sha256)?;
-    println!(
-        "federated observed: {}",
-        String::from_utf8_lossy(&observed.bytes)
-    );
-    println!(
-        "federated effective: {}",
-        String::from_utf8_lossy(&effective.bytes)
-    );
+    // Node A's observed peer is announced shortly after the session is ready.
+    let deadline = tokio::time::Instant::now() + LIMIT;
+    while federate((node.name(), &collector.snapshot()), LIMIT)
+        .await
+        .contributors()
+        .count()
+        < 2
+        && tokio::time::Instant::now() < deadline
+    {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    for kind in [ExportKind::Observed, ExportKind::Effective] {
+        let sealed = runtime.federated_export(kind, node.name(), LIMIT).await?;
+        println!(
+            "federated {}: {}",
+            kind.as_str(),
+            String::from_utf8_lossy(&sealed.bytes)
+        );
+    }
     peer.stop(None);
     node.stop(LIMIT).await;
     runtime.stop(LIMIT).await?;
     Ok(())
-}
-
-/// Federates until node A contributes (its peer's group membership arrives shortly after the
-/// session is ready), for at most [`LIMIT`].
-async fn loop_federate(collector: &Collector) -> beam_mcp::connectome::federation::Federation {
-    let deadline = tokio::time::Instant::now() + LIMIT;
-    loop {
-        let f = federate(("node_b", &collector.snapshot()), LIMIT).await;
-        if f.contributors().count() >= 2 || tokio::time::Instant::now() >= deadline {
-            return f;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
