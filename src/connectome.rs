@@ -11,7 +11,7 @@
 //! - [`export`]: the three export documents (declared, observed, diff).
 //! - [`federation`]: the observed graphs of several nodes merged into one export.
 //! - [`reporter`]: the actor that builds exports on demand, off the hot path.
-//! - [`surface`]: the exports on the wire — three read-only resources and the `observe` tool's
+//! - [`surface`]: the exports on the wire — four read-only resources and the `observe` tool's
 //!   answer.
 //! - [`reach`]: reachability, gate-avoiding witness paths and dominators (`docs/connectome-reach.md`).
 //!

@@ -444,8 +444,8 @@ impl RuntimeHandle {
     }
 
     #[cfg(feature = "connectome")]
-    /// Builds a connectome export in the reporter actor (declared, observed or diff), off the
-    /// request path.
+    /// Builds a connectome export in the reporter actor (declared, observed, diff or
+    /// effective), off the request path.
     ///
     /// # Errors
     /// [`RuntimeError::NoReporter`] without [`RuntimeConfig::reporter`];

@@ -1,4 +1,4 @@
-//! The connectome on the wire: the three resources and the `observe` tool answer the file
+//! The connectome on the wire: the four resources and the `observe` tool answer the file
 //! exports byte for byte; reading changes nothing; adding the surface changes the five
 //! advertising methods by exactly the three added entries, over stdio and over HTTP.
 
@@ -89,13 +89,13 @@ fn observe_spec() -> ToolSpec {
     // Copied from the module docs of `connectome::surface`, as a host would.
     ToolSpec::new(
         "observe",
-        "Read one connectome export (declared, observed or diff) as canonical bytes.",
+        "Read one connectome export (declared, observed, diff or effective) as canonical bytes.",
     )
     .command_class(CommandClass::OBSERVE)
     .mode(Mode::ReadOnly)
     .input_schema(json!({
         "type": "object",
-        "properties": {"export": {"type": "string", "description": "declared, observed or diff"}},
+        "properties": {"export": {"type": "string", "description": "declared, observed, diff or effective"}},
         "required": ["export"],
         "additionalProperties": false
     }))

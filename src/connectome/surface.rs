@@ -1,4 +1,4 @@
-//! The connectome on the wire: three read-only resources a host adds to its own catalog, and a
+//! The connectome on the wire: four read-only resources a host adds to its own catalog, and a
 //! helper for the one `observe` tool a tools-only host writes itself.
 //!
 //! No MCP capability is invented. `connectome://declared`, `connectome://observed`,
@@ -30,7 +30,7 @@
 //!             Ok::<_, ReadError>(vec![ResourceContents::text(uri, "Oslo")])
 //!         }
 //!     });
-//! assert_eq!(catalog.resources().len(), 4);
+//! assert_eq!(catalog.resources().len(), 5);
 //! ```
 //!
 //! A host that offers tools only writes the `observe` tool itself — this crate holds no tools —
@@ -43,13 +43,13 @@
 //!
 //! let observe = ToolSpec::new(
 //!     "observe",
-//!     "Read one connectome export (declared, observed or diff) as canonical bytes.",
+//!     "Read one connectome export (declared, observed, diff or effective) as canonical bytes.",
 //! )
 //! .command_class(CommandClass::OBSERVE)
 //! .mode(Mode::ReadOnly)
 //! .input_schema(json!({
 //!     "type": "object",
-//!     "properties": {"export": {"type": "string", "description": "declared, observed or diff"}},
+//!     "properties": {"export": {"type": "string", "description": "declared, observed, diff or effective"}},
 //!     "required": ["export"],
 //!     "additionalProperties": false
 //! }));
@@ -102,7 +102,7 @@ const KINDS: [ExportKind; 4] = [
 
 type ExportFn = dyn Fn(ExportKind) -> Result<Sealed, CanonicalError> + Send + Sync;
 
-/// The connectome's wire surface: three resources and the `observe` tool's answer, all from one
+/// The connectome's wire surface: four resources and the `observe` tool's answer, all from one
 /// export function.
 #[derive(Clone)]
 pub struct Surface {
