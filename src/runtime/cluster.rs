@@ -2,8 +2,8 @@
 //! runtime of another node.
 //!
 //! **What crosses a node.** [`RuntimeMsg::Dispatch`] (tool name and arguments) and its reply
-//! (the [`ToolReply`](super::ToolReply) or the [`DispatchError`] with its typed refusal), in
-//! the encoding of [`DISPATCH_VARIANT`]. The dispatch's `extensions` do not cross: the tool on
+//! (the [`ToolReply`](super::ToolReply) or the [`DispatchError`](super::DispatchError) with
+//! its typed refusal), in the encoding of [`DISPATCH_VARIANT`]. The dispatch's `extensions` do not cross: the tool on
 //! the serving node sees none. Everything else (the pool, the catalog snapshot, transports,
 //! the collector's counters) stays on its node.
 //!
