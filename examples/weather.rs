@@ -218,7 +218,7 @@ fn usage() -> ExitCode {
     ExitCode::FAILURE
 }
 
-/// The server's configuration. With `--connectome`, the three read-only `connectome://`
+/// The server's configuration. With `--connectome`, the four read-only `connectome://`
 /// resources sit beside the weather ones and the dispatch site records into an attached
 /// collector. The declared graph here is the catalog's own dispatch edges (a host in CI would
 /// build it from its sources with `Declared::build` or the `connectome` CLI).

@@ -6,9 +6,12 @@
 //! - [`declared`]: [`declared::Declared::build`], the static graph and its completeness bound.
 //! - [`observed`]: the [`observed::Collector`], its actor and the optional tracing layer.
 //! - [`diff`]: [`diff::Diff::run`], four classes and ten coverage counts (`docs/connectome-diff.md`).
+//! - [`effective`]: effective connectivity, the declared graph weighted by observed counts
+//!   (`docs/connectome-effective.md`).
 //! - [`export`]: the three export documents (declared, observed, diff).
+//! - [`federation`]: the observed graphs of several nodes merged into one export.
 //! - [`reporter`]: the actor that builds exports on demand, off the hot path.
-//! - [`surface`]: the exports on the wire — three read-only resources and the `observe` tool's
+//! - [`surface`]: the exports on the wire — four read-only resources and the `observe` tool's
 //!   answer.
 //! - [`reach`]: reachability, gate-avoiding witness paths and dominators (`docs/connectome-reach.md`).
 //!
@@ -37,7 +40,9 @@
 pub mod canonical;
 pub mod declared;
 pub mod diff;
+pub mod effective;
 pub mod export;
+pub mod federation;
 pub mod model;
 pub mod observed;
 pub mod reach;

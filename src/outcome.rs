@@ -111,6 +111,59 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    /// Every kind, for the wire tables below and their tests.
+    #[cfg(feature = "cluster")]
+    pub(crate) const ALL: [Kind; 17] = [
+        Kind::Parse,
+        Kind::InvalidRequest,
+        Kind::MethodNotFound,
+        Kind::InvalidParams,
+        Kind::UnknownTool,
+        Kind::UnknownPrompt,
+        Kind::InvalidArguments,
+        Kind::ResourceNotFound,
+        Kind::HeaderMismatch,
+        Kind::MissingCapability,
+        Kind::UnsupportedVersion,
+        Kind::Internal,
+        Kind::Unserved(RefusalReason::Overloaded),
+        Kind::Unserved(RefusalReason::Deadline),
+        Kind::Unserved(RefusalReason::Unavailable),
+        Kind::Unserved(RefusalReason::ShuttingDown),
+        Kind::Other,
+    ];
+
+    /// The kind's name on a cluster wire (a dispatch refused on another node keeps its
+    /// `is_*` answers): stable, one per kind.
+    #[cfg(feature = "cluster")]
+    pub(crate) const fn wire_name(self) -> &'static str {
+        match self {
+            Kind::Parse => "parse",
+            Kind::InvalidRequest => "invalid_request",
+            Kind::MethodNotFound => "method_not_found",
+            Kind::InvalidParams => "invalid_params",
+            Kind::UnknownTool => "unknown_tool",
+            Kind::UnknownPrompt => "unknown_prompt",
+            Kind::InvalidArguments => "invalid_arguments",
+            Kind::ResourceNotFound => "resource_not_found",
+            Kind::HeaderMismatch => "header_mismatch",
+            Kind::MissingCapability => "missing_capability",
+            Kind::UnsupportedVersion => "unsupported_version",
+            Kind::Internal => "internal",
+            Kind::Unserved(RefusalReason::Overloaded) => "unserved:overloaded",
+            Kind::Unserved(RefusalReason::Deadline) => "unserved:deadline",
+            Kind::Unserved(RefusalReason::Unavailable) => "unserved:unavailable",
+            Kind::Unserved(RefusalReason::ShuttingDown) => "unserved:shutting down",
+            Kind::Other => "other",
+        }
+    }
+
+    /// The kind a cluster wire name stands for; `None` for a name this version does not know.
+    #[cfg(feature = "cluster")]
+    pub(crate) fn of_wire_name(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.wire_name() == name)
+    }
+
     /// The kind a bare code has, when nothing more precise was said where it was made.
     pub(crate) const fn of_code(code: i64) -> Kind {
         match code {
@@ -131,6 +184,12 @@ impl Kind {
 impl Refused {
     pub(crate) const fn new(code: i64, kind: Kind) -> Self {
         Refused { code, kind }
+    }
+
+    /// The kind, for the cluster wire.
+    #[cfg(feature = "cluster")]
+    pub(crate) const fn kind(&self) -> Kind {
+        self.kind
     }
 
     /// The JSON-RPC error code.

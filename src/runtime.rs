@@ -59,6 +59,8 @@
 //! ```
 
 mod catalog;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 mod config;
 mod error;
 #[cfg(feature = "http")]
@@ -184,6 +186,11 @@ impl Runtime {
             call_timeout: config.deadline + Duration::from_secs(10),
             #[cfg(feature = "connectome")]
             reporter: Arc::new(RwLock::new(None)),
+            #[cfg(feature = "connectome")]
+            federation_inputs: (
+                config.reporter.clone(),
+                server.collector().cloned().unwrap_or_default(),
+            ),
             transports: HashMap::new(),
         };
         let (max, period) = config.intensity;
@@ -321,6 +328,17 @@ struct Shared {
     call_timeout: Duration,
     #[cfg(feature = "connectome")]
     reporter: Arc<RwLock<Option<ActorRef<ReporterMsg>>>>,
+    /// The declared graph and digest algorithm of the reporter (if configured), and the
+    /// collector (an empty one without): what a federated export is built from.
+    #[cfg(feature = "connectome")]
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
+    federation_inputs: (
+        Option<(
+            crate::connectome::declared::Declared,
+            crate::connectome::canonical::DigestAlgorithm,
+        )>,
+        crate::connectome::observed::Collector,
+    ),
     transports: HashMap<String, ChildSpec>,
 }
 
@@ -419,8 +437,8 @@ impl RuntimeHandle {
     }
 
     #[cfg(feature = "connectome")]
-    /// Builds a connectome export in the reporter actor (declared, observed or diff), off the
-    /// request path.
+    /// Builds a connectome export in the reporter actor (declared, observed, diff or
+    /// effective), off the request path.
     ///
     /// # Errors
     /// [`RuntimeError::NoReporter`] without [`RuntimeConfig::reporter`];
@@ -445,6 +463,51 @@ impl RuntimeHandle {
             ractor::rpc::CallResult::Success(r) => r.map_err(RuntimeError::Export),
             _ => Err(RuntimeError::ReporterUnavailable),
         }
+    }
+
+    /// Builds a federated export (features `cluster` and `connectome`): this runtime's
+    /// observed graph, contributed as `node`, merged with the observed graph of every remote
+    /// observed peer that answers within `timeout` (`docs/cluster.md`). `Observed` gives the
+    /// `federated_observed` export; `Effective` the effective export weighted by the federation.
+    /// Built in the caller's task: the reporter actor is not held while peers answer.
+    ///
+    /// # Errors
+    /// [`RuntimeError::NotFederated`] for `Declared` and `Diff`; [`RuntimeError::NoReporter`]
+    /// for `Effective` without [`RuntimeConfig::reporter`] (no declared graph);
+    /// [`RuntimeError::Export`] when the document cannot be written canonically.
+    ///
+    /// # Cancel safety
+    /// Cancelling it abandons the peers' answers; nothing is left half done.
+    #[cfg(all(feature = "cluster", feature = "connectome"))]
+    pub async fn federated_export(
+        &self,
+        kind: ExportKind,
+        node: &str,
+        timeout: Duration,
+    ) -> Result<Sealed, RuntimeError> {
+        use crate::connectome::canonical::DigestAlgorithm;
+        use crate::connectome::effective::federated_effective_export;
+        use crate::connectome::federation::federated_observed_export;
+        let (reporter, collector) = &self.shared.federation_inputs;
+        if matches!(kind, ExportKind::Declared | ExportKind::Diff) {
+            return Err(RuntimeError::NotFederated {
+                kind: kind.as_str(),
+            });
+        }
+        if kind == ExportKind::Effective && reporter.is_none() {
+            return Err(RuntimeError::NoReporter);
+        }
+        let federation = cluster::observed::federate((node, &collector.snapshot()), timeout).await;
+        let algorithm = reporter
+            .as_ref()
+            .map_or(DigestAlgorithm::default(), |(_, a)| *a);
+        match (kind, reporter) {
+            (ExportKind::Effective, Some((declared, _))) => {
+                federated_effective_export(declared.graph(), &federation, algorithm)
+            }
+            _ => federated_observed_export(&federation, algorithm),
+        }
+        .map_err(RuntimeError::Export)
     }
 
     /// The dispatch pool's counters.

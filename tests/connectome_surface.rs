@@ -1,4 +1,4 @@
-//! The connectome on the wire: the three resources and the `observe` tool answer the file
+//! The connectome on the wire: the four resources and the `observe` tool answer the file
 //! exports byte for byte; reading changes nothing; adding the surface changes the five
 //! advertising methods by exactly the three added entries, over stdio and over HTTP.
 
@@ -17,7 +17,9 @@ use beam_mcp::connectome::declared::{Declared, DeclaredInput, ToolEntry};
 use beam_mcp::connectome::export::ExportKind;
 use beam_mcp::connectome::observed::Collector;
 use beam_mcp::connectome::reporter::build_export;
-use beam_mcp::connectome::surface::{Surface, DECLARED_URI, DIFF_URI, MIME_TYPE, OBSERVED_URI};
+use beam_mcp::connectome::surface::{
+    Surface, DECLARED_URI, DIFF_URI, EFFECTIVE_URI, MIME_TYPE, OBSERVED_URI,
+};
 use beam_mcp::transport::http::{AllowedOrigins, HttpService};
 use beam_mcp::transport::stdio::{serve, StdioOptions};
 use beam_mcp::{
@@ -28,7 +30,7 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 const MODERN: &str = "2026-07-28";
-const URIS: [&str; 3] = [DECLARED_URI, OBSERVED_URI, DIFF_URI];
+const URIS: [&str; 4] = [DECLARED_URI, OBSERVED_URI, DIFF_URI, EFFECTIVE_URI];
 const ADVERTISING: [&str; 5] = [
     "server/discover",
     "tools/list",
@@ -87,13 +89,13 @@ fn observe_spec() -> ToolSpec {
     // Copied from the module docs of `connectome::surface`, as a host would.
     ToolSpec::new(
         "observe",
-        "Read one connectome export (declared, observed or diff) as canonical bytes.",
+        "Read one connectome export (declared, observed, diff or effective) as canonical bytes.",
     )
     .command_class(CommandClass::OBSERVE)
     .mode(Mode::ReadOnly)
     .input_schema(json!({
         "type": "object",
-        "properties": {"export": {"type": "string", "description": "declared, observed or diff"}},
+        "properties": {"export": {"type": "string", "description": "declared, observed, diff or effective"}},
         "required": ["export"],
         "additionalProperties": false
     }))
@@ -185,7 +187,11 @@ async fn resources_answer_the_file_export_bytes() {
 
     let (declared, collector) = (declared(), collector());
     // The observed and diff file exports, written as a host writes them.
-    for kind in [ExportKind::Observed, ExportKind::Diff] {
+    for kind in [
+        ExportKind::Observed,
+        ExportKind::Diff,
+        ExportKind::Effective,
+    ] {
         let sealed = build_export(kind, &declared, &collector, DigestAlgorithm::Sha384).unwrap();
         std::fs::write(dir.join(format!("{}.json", kind.as_str())), &sealed.bytes).unwrap();
     }
@@ -236,7 +242,12 @@ async fn observe_tool_answers_the_bytes_verbatim_with_their_hash() {
         let (declared, collector) = (declared(), collector());
         let surface = Surface::new(declared.clone(), collector.clone(), algorithm);
         let server = tools_only_host(surface);
-        for kind in [ExportKind::Declared, ExportKind::Observed, ExportKind::Diff] {
+        for kind in [
+            ExportKind::Declared,
+            ExportKind::Observed,
+            ExportKind::Diff,
+            ExportKind::Effective,
+        ] {
             let file = build_export(kind, &declared, &collector, algorithm).unwrap();
             let reply = ask(
                 &server,
@@ -336,7 +347,7 @@ async fn the_surface_is_read_only() {
         for uri in URIS {
             ask(&server, &rpc(round, "resources/read", json!({"uri": uri}))).await;
         }
-        for kind in ["declared", "observed", "diff"] {
+        for kind in ["declared", "observed", "diff", "effective"] {
             ask(
                 &tools,
                 &rpc(

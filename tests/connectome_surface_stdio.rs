@@ -1,5 +1,5 @@
 //! The connectome surface through the README's host as a real subprocess over stdio: the five
-//! advertising methods differ by exactly the three `connectome://` resources, and a read
+//! advertising methods differ by exactly the four `connectome://` resources, and a read
 //! answers canonical bytes that verify, byte-identical to the file export of the same graph.
 
 #[path = "support/child.rs"]
@@ -37,7 +37,7 @@ async fn record(args: &[&str]) -> Vec<Value> {
 }
 
 #[tokio::test]
-async fn adding_the_surface_changes_the_advertising_by_exactly_three_resources() {
+async fn adding_the_surface_changes_the_advertising_by_exactly_four_resources() {
     let before = record(&[]).await;
     let after = record(&["--connectome"]).await;
     for (i, method) in ADVERTISING.iter().enumerate() {
@@ -57,6 +57,7 @@ async fn adding_the_surface_changes_the_advertising_by_exactly_three_resources()
                 [
                     "connectome://declared",
                     "connectome://diff",
+                    "connectome://effective",
                     "connectome://observed"
                 ]
             );

@@ -57,6 +57,11 @@ enum AskMsg {
     Ask(String, Value, RpcReplyPort<DispatchResult>),
 }
 
+// Under the `cluster` feature ractor has no blanket `Message` impl: a host's message type
+// says it is local only.
+#[cfg(feature = "cluster")]
+impl ractor::Message for AskMsg {}
+
 impl Actor for Asker {
     type Msg = AskMsg;
     type State = ActorRef<RuntimeMsg>;

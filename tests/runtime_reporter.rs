@@ -6,6 +6,7 @@ mod host;
 
 use beam_mcp::connectome::canonical::DigestAlgorithm;
 use beam_mcp::connectome::declared::Declared;
+use beam_mcp::connectome::effective::effective_export;
 use beam_mcp::connectome::export::{declared_export, observed_export, ExportKind};
 use beam_mcp::connectome::model::{EdgeKey, Graph};
 use beam_mcp::connectome::observed::Collector;
@@ -73,6 +74,17 @@ async fn exports_come_from_the_reporter_and_survive_its_crash() {
     assert!(std::str::from_utf8(&diff.bytes)
         .unwrap()
         .contains("\"kind\":\"diff\""));
+    let effective = rt.export(ExportKind::Effective).await.unwrap();
+    assert_eq!(
+        effective.bytes,
+        effective_export(
+            declared().graph(),
+            &collector.snapshot(),
+            DigestAlgorithm::Sha384
+        )
+        .unwrap()
+        .bytes
+    );
 
     let reporter = rt
         .root()

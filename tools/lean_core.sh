@@ -43,6 +43,18 @@ if [ "$with" -lt 5 ]; then
   echo "FAIL: with --features connectome the check finds $with of the 5 crates: it is not looking"; fail=1
 fi
 
+# The cluster seam (feature `cluster`, off by default) must not grow a default or lean build:
+# no `ractor_cluster` unless asked for, and the check must find it when it is.
+for features in "" "--no-default-features"; do
+  if linked $features | grep -q '^ractor_cluster '; then
+    echo "FAIL (${features:-default features}): links ractor_cluster without the cluster feature"; fail=1
+  fi
+done
+if ! linked --features cluster | grep -q '^ractor_cluster '; then
+  echo "FAIL: with --features cluster the check does not find ractor_cluster: it is not looking"; fail=1
+fi
+echo "ok: ractor_cluster only with --features cluster"
+
 echo "== the lean builds compile and lint clean"
 cargo clippy -p beam-mcp --lib -- -D warnings
 cargo clippy -p beam-mcp --lib --no-default-features -- -D warnings

@@ -19,6 +19,8 @@ pub enum ExportKind {
     Observed,
     /// The diff of the two.
     Diff,
+    /// The declared graph weighted by the observed counts (`docs/connectome-effective.md`).
+    Effective,
 }
 
 impl ExportKind {
@@ -28,6 +30,7 @@ impl ExportKind {
             ExportKind::Declared => "declared",
             ExportKind::Observed => "observed",
             ExportKind::Diff => "diff",
+            ExportKind::Effective => super::effective::EFFECTIVE_KIND,
         }
     }
 }

@@ -1,10 +1,11 @@
-//! The reporter actor: builds the three exports on demand, off the hot path.
+//! The reporter actor: builds the exports on demand, off the hot path.
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 
 use super::canonical::{CanonicalError, DigestAlgorithm, Sealed};
 use super::declared::Declared;
 use super::diff::Diff;
+use super::effective::effective_export;
 use super::export::{declared_export, diff_export, observed_export, ExportKind};
 use super::observed::Collector;
 
@@ -27,6 +28,11 @@ pub enum ReporterMsg {
     Export(ExportKind, RpcReplyPort<Result<Sealed, CanonicalError>>),
 }
 
+// Local only: under ractor's `cluster` feature (which removes ractor's blanket impl) it says
+// so; the federated export asks other nodes through its own message (`cluster` module).
+#[cfg(feature = "cluster")]
+impl ractor::Message for ReporterMsg {}
+
 /// Builds one export from a declared graph and a collector's current snapshot. Pure but for
 /// reading the collector's counters.
 ///
@@ -46,6 +52,9 @@ pub fn build_export(
             &Diff::run(declared.graph(), &collector.snapshot()),
             algorithm,
         ),
+        ExportKind::Effective => {
+            effective_export(declared.graph(), &collector.snapshot(), algorithm)
+        }
     }
 }
 

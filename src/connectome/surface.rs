@@ -1,8 +1,8 @@
-//! The connectome on the wire: three read-only resources a host adds to its own catalog, and a
+//! The connectome on the wire: four read-only resources a host adds to its own catalog, and a
 //! helper for the one `observe` tool a tools-only host writes itself.
 //!
-//! No MCP capability is invented. `connectome://declared`, `connectome://observed` and
-//! `connectome://diff` are plain resources, listed by `resources/list` and read by
+//! No MCP capability is invented. `connectome://declared`, `connectome://observed`,
+//! `connectome://diff` and `connectome://effective` are plain resources, listed by `resources/list` and read by
 //! `resources/read`; each answers exactly the canonical bytes of the file export
 //! ([`super::export`]), as text with MIME type `application/json`.
 //!
@@ -30,7 +30,7 @@
 //!             Ok::<_, ReadError>(vec![ResourceContents::text(uri, "Oslo")])
 //!         }
 //!     });
-//! assert_eq!(catalog.resources().len(), 4);
+//! assert_eq!(catalog.resources().len(), 5);
 //! ```
 //!
 //! A host that offers tools only writes the `observe` tool itself — this crate holds no tools —
@@ -43,13 +43,13 @@
 //!
 //! let observe = ToolSpec::new(
 //!     "observe",
-//!     "Read one connectome export (declared, observed or diff) as canonical bytes.",
+//!     "Read one connectome export (declared, observed, diff or effective) as canonical bytes.",
 //! )
 //! .command_class(CommandClass::OBSERVE)
 //! .mode(Mode::ReadOnly)
 //! .input_schema(json!({
 //!     "type": "object",
-//!     "properties": {"export": {"type": "string", "description": "declared, observed or diff"}},
+//!     "properties": {"export": {"type": "string", "description": "declared, observed, diff or effective"}},
 //!     "required": ["export"],
 //!     "additionalProperties": false
 //! }));
@@ -86,16 +86,23 @@ pub const DECLARED_URI: &str = "connectome://declared";
 pub const OBSERVED_URI: &str = "connectome://observed";
 /// The uri of the diff export.
 pub const DIFF_URI: &str = "connectome://diff";
+/// The uri of the effective-connectivity export (`docs/connectome-effective.md`).
+pub const EFFECTIVE_URI: &str = "connectome://effective";
 /// The MIME type of every surface resource.
 pub const MIME_TYPE: &str = "application/json";
 /// The argument of the `observe` tool naming the export.
 pub const OBSERVE_ARGUMENT: &str = "export";
 
-const KINDS: [ExportKind; 3] = [ExportKind::Declared, ExportKind::Observed, ExportKind::Diff];
+const KINDS: [ExportKind; 4] = [
+    ExportKind::Declared,
+    ExportKind::Observed,
+    ExportKind::Diff,
+    ExportKind::Effective,
+];
 
 type ExportFn = dyn Fn(ExportKind) -> Result<Sealed, CanonicalError> + Send + Sync;
 
-/// The connectome's wire surface: three resources and the `observe` tool's answer, all from one
+/// The connectome's wire surface: four resources and the `observe` tool's answer, all from one
 /// export function.
 #[derive(Clone)]
 pub struct Surface {
@@ -171,8 +178,8 @@ impl Surface {
         }
     }
 
-    /// The three resources, in the order declared, observed, diff.
-    pub fn resources() -> [ResourceSpec; 3] {
+    /// The four resources, in the order declared, observed, diff, effective.
+    pub fn resources() -> [ResourceSpec; 4] {
         KINDS.map(|kind| {
             ResourceSpec::new(uri_of(kind), format!("connectome-{}", kind.as_str()))
                 .title(title_of(kind))
@@ -181,7 +188,7 @@ impl Surface {
         })
     }
 
-    /// `catalog` with the three resources added. The reader stays the host's: it must delegate
+    /// `catalog` with the four resources added. The reader stays the host's: it must delegate
     /// to [`Surface::read`] (see the module docs).
     pub fn add_to(&self, catalog: Catalog) -> Catalog {
         Surface::resources()
@@ -270,6 +277,7 @@ fn uri_of(kind: ExportKind) -> &'static str {
         ExportKind::Declared => DECLARED_URI,
         ExportKind::Observed => OBSERVED_URI,
         ExportKind::Diff => DIFF_URI,
+        ExportKind::Effective => EFFECTIVE_URI,
     }
 }
 
@@ -278,6 +286,7 @@ fn title_of(kind: ExportKind) -> &'static str {
         ExportKind::Declared => "Connectome: declared graph",
         ExportKind::Observed => "Connectome: observed graph",
         ExportKind::Diff => "Connectome: declared vs observed",
+        ExportKind::Effective => "Connectome: effective connectivity",
     }
 }
 
@@ -291,6 +300,9 @@ fn description_of(kind: ExportKind) -> &'static str {
         }
         ExportKind::Diff => {
             "The diff of the declared and observed graphs: four classes and ten coverage counts."
+        }
+        ExportKind::Effective => {
+            "The declared graph weighted by observed counts; unseen and undeclared edges apart."
         }
     }
 }

@@ -56,6 +56,8 @@ impl Actor for CatalogActor {
         args: CatalogArgs,
     ) -> Result<CatalogState, ActorProcessingErr> {
         args.snapshot.publish(args.server.clone());
+        #[cfg(feature = "cluster")]
+        super::cluster::join_dispatch_group(myself.get_cell());
         *args.slot.write().unwrap_or_else(|e| e.into_inner()) = Some(myself);
         Ok(CatalogState {
             server: args.server,

@@ -50,6 +50,13 @@ pub enum RuntimeError {
     /// The export could not be written as canonical bytes.
     #[cfg(feature = "connectome")]
     Export(crate::connectome::canonical::CanonicalError),
+    /// A federated export was asked for a kind that has no federated form (only `observed`
+    /// and `effective` do).
+    #[cfg(all(feature = "cluster", feature = "connectome"))]
+    NotFederated {
+        /// The kind asked for.
+        kind: &'static str,
+    },
 }
 
 impl fmt::Display for RuntimeError {
@@ -74,6 +81,13 @@ impl fmt::Display for RuntimeError {
             RuntimeError::ReporterUnavailable => f.write_str("the reporter did not answer"),
             #[cfg(feature = "connectome")]
             RuntimeError::Export(e) => write!(f, "the export could not be written: {e}"),
+            #[cfg(all(feature = "cluster", feature = "connectome"))]
+            RuntimeError::NotFederated { kind } => {
+                write!(
+                    f,
+                    "the {kind} export has no federated form (observed, effective do)"
+                )
+            }
         }
     }
 }
@@ -86,6 +100,8 @@ impl std::error::Error for RuntimeError {
             RuntimeError::NoReporter | RuntimeError::ReporterUnavailable => None,
             #[cfg(feature = "connectome")]
             RuntimeError::Export(e) => Some(e),
+            #[cfg(all(feature = "cluster", feature = "connectome"))]
+            RuntimeError::NotFederated { .. } => None,
             RuntimeError::Start(e) => Some(e),
             RuntimeError::Supervisor(e) => Some(e),
             RuntimeError::StopTransport { source, .. } => Some(source),

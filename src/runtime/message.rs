@@ -9,12 +9,18 @@ use ractor::RpcReplyPort;
 use serde_json::Value;
 use std::fmt;
 
+#[cfg(feature = "cluster")]
+mod wire;
+#[cfg(feature = "cluster")]
+pub use wire::DISPATCH_VARIANT;
+
 /// What a host actor may send the runtime's dispatcher (see
 /// [`RuntimeHandle::dispatcher`](super::RuntimeHandle::dispatcher)).
 ///
-/// Every field but `extensions` is plain data (strings, JSON values, a reply port), so that a
-/// cluster transport can carry the message between nodes later; the extensions are in-process
-/// values and would not cross.
+/// Every field but `extensions` is plain data (strings, JSON values, a reply port). With the
+/// `cluster` feature the message has a wire encoding (`runtime::cluster`, "What crosses a
+/// node"), and a host actor on another node can send it to this runtime's catalog actor; the
+/// extensions are in-process values and do not cross: a remote dispatch runs with none.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum RuntimeMsg {
@@ -196,4 +202,10 @@ fn wire(block: &Content) -> Value {
     // A content block is strings, numbers and base64: serialising it cannot fail; `null`
     // keeps this total.
     serde_json::to_value(block).unwrap_or(Value::Null)
+}
+
+/// The runtime's own refusal of a host dispatch (a remote one whose node went away, say).
+#[cfg(feature = "cluster")]
+pub(crate) fn unserved(reason: RefusalReason) -> DispatchError {
+    DispatchError::of(RpcError::unserved(reason))
 }

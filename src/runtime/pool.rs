@@ -394,7 +394,7 @@ impl Drop for Watch {
 
 /// What the pool actor is told.
 #[derive(Debug)]
-enum PoolMsg {
+pub(super) enum PoolMsg {
     /// A slot was retired (a panic, a deadline): start a fresh one.
     Replace,
 }

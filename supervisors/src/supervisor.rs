@@ -109,6 +109,11 @@ pub enum SupervisorMsg {
     RestartCount(String, RpcReplyPort<Option<u32>>),
 }
 
+// Under ractor's `cluster` feature the blanket `Message` impl is gone: a supervisor is local
+// only (a child spec holds closures), so its messages never serialise.
+#[cfg(feature = "cluster")]
+impl ractor::Message for SupervisorMsg {}
+
 /// The supervisor actor. Spawn it with [`crate::SupervisorRef::spawn`] or, under another
 /// supervisor, with [`Supervisor::child_spec`].
 #[derive(Debug, Clone, Copy, Default)]

@@ -20,6 +20,11 @@ pub enum CollectorMsg {
     Handle(RpcReplyPort<Collector>),
 }
 
+// Local only: under ractor's `cluster` feature (which removes ractor's blanket impl) it says
+// so; the federated export asks other nodes through its own message (`cluster` module).
+#[cfg(feature = "cluster")]
+impl ractor::Message for CollectorMsg {}
+
 /// The actor owning a [`Collector`]. Its argument is the collector (so the host may hand
 /// clones to the dispatch site first); it detaches the collector when it stops.
 ///

@@ -36,6 +36,11 @@ pub(crate) enum WorkerMsg {
     Fail,
 }
 
+// Under ractor's `cluster` feature (on in a workspace build with every feature) there is no
+// blanket `Message` impl: the test worker's messages are local only.
+#[cfg(feature = "cluster")]
+impl ractor::Message for WorkerMsg {}
+
 #[derive(Debug, Clone)]
 pub(crate) struct WorkerArgs {
     pub(crate) name: String,

@@ -1,0 +1,430 @@
+//! The cluster seam (feature `cluster`): nodes on `ractor_cluster`, and host dispatch to the
+//! runtime of another node.
+//!
+//! **What crosses a node.** [`RuntimeMsg::Dispatch`] (tool name and arguments) and its reply
+//! (the [`ToolReply`](super::ToolReply) or the [`DispatchError`](super::DispatchError) with
+//! its typed refusal), in the encoding of [`DISPATCH_VARIANT`]. The dispatch's `extensions` do not cross: the tool on
+//! the serving node sees none. Everything else (the pool, the catalog snapshot, transports,
+//! the collector's counters) stays on its node.
+//!
+//! **Finding a runtime.** With this feature every runtime's catalog actor joins the process
+//! group [`DISPATCH_GROUP`] when it starts (and again when it restarts). Groups cross a node
+//! only through a [`ClusterNode`]'s sessions: a process that starts none exposes nothing.
+//! [`remote_dispatchers`] lists the catalog actors of the other nodes.
+//!
+//! **A node lost mid-call.** A remote dispatch waits on a reply that the session to the
+//! serving node holds. When that session ends (the node stopped, crashed, or the connection
+//! broke) the pending reply is dropped, and the caller is answered at once with -32603 and
+//! `data.reason = "unavailable"`, as for a local pool that cannot run the work. Never a hang.
+//!
+//! **Who may join.** Any peer that knows the cookie: `ractor_cluster` authenticates a session
+//! with a challenge over the shared cookie, and the connection is unencrypted. A joined node
+//! may call every tool of every runtime in [`DISPATCH_GROUP`] with any arguments (validated
+//! as any call) and with no caller context. Bind to loopback (the default of
+//! [`NodeConfig::new`]) or to a private network; see docs/threat-model.md.
+
+use super::message::{unserved, DispatchResult, RuntimeMsg};
+use crate::outcome::RefusalReason;
+use ractor::{ActorCell, ActorRef, MessagingErr};
+use ractor_cluster::{NetworkStream, NodeServer, NodeServerMessage};
+use serde_json::Value;
+use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+pub use super::message::DISPATCH_VARIANT;
+
+#[cfg(feature = "connectome")]
+pub mod observed;
+
+/// The process group every runtime's catalog actor joins under the `cluster` feature.
+pub const DISPATCH_GROUP: &str = "beam_mcp.dispatch";
+
+/// How long [`ClusterNode::connect`] waits for the session to be authenticated and ready, by
+/// default.
+pub const DEFAULT_HANDSHAKE: Duration = Duration::from_secs(5);
+
+// Under ractor's `cluster` feature the blanket `Message` impl is gone: the runtime's local
+// actors say here that their messages never leave the node.
+impl ractor::Message for super::pool::PoolMsg {}
+impl ractor::Message for super::stdio::StdioMsg {}
+
+/// How a node starts: its name, the cookie its peers share, where it listens.
+#[derive(Clone)]
+pub struct NodeConfig {
+    name: String,
+    cookie: String,
+    bind: SocketAddr,
+    handshake: Duration,
+}
+
+impl fmt::Debug for NodeConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The cookie is the cluster's only credential: never printed.
+        f.debug_struct("NodeConfig")
+            .field("name", &self.name)
+            .field("bind", &self.bind)
+            .field("handshake", &self.handshake)
+            .finish_non_exhaustive()
+    }
+}
+
+impl NodeConfig {
+    /// A node named `name`, admitting peers that know `cookie`, listening on 127.0.0.1 at a
+    /// port the system picks ([`ClusterNode::addr`] says which).
+    pub fn new(name: impl Into<String>, cookie: impl Into<String>) -> Self {
+        NodeConfig {
+            name: name.into(),
+            cookie: cookie.into(),
+            bind: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0),
+            handshake: DEFAULT_HANDSHAKE,
+        }
+    }
+
+    /// Listen on `addr` instead (port 0 for one the system picks).
+    #[must_use]
+    pub fn bind(mut self, addr: SocketAddr) -> Self {
+        self.bind = addr;
+        self
+    }
+
+    /// How long [`ClusterNode::connect`] waits for a session to be ready.
+    #[must_use]
+    pub fn handshake(mut self, timeout: Duration) -> Self {
+        self.handshake = timeout;
+        self
+    }
+}
+
+/// Why a node could not start or connect.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ClusterError {
+    /// The node's listener could not be bound.
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The `ractor_cluster` node server did not start.
+    Start(ractor::SpawnErr),
+    /// The connection to a peer could not be opened.
+    Connect {
+        /// The peer's address.
+        peer: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The node server is not running (stopped, or it failed).
+    NotRunning,
+    /// No session to the peer was authenticated and ready within the handshake timeout (a
+    /// wrong cookie ends here too: the peer closes the session).
+    Handshake {
+        /// The peer's address.
+        peer: SocketAddr,
+    },
+}
+
+impl fmt::Display for ClusterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClusterError::Bind { addr, source } => write!(f, "cannot listen on {addr}: {source}"),
+            ClusterError::Start(e) => write!(f, "the cluster node server did not start: {e}"),
+            ClusterError::Connect { peer, source } => {
+                write!(f, "cannot connect to node {peer}: {source}")
+            }
+            ClusterError::NotRunning => f.write_str("the cluster node is not running"),
+            ClusterError::Handshake { peer } => {
+                write!(
+                    f,
+                    "no ready session to node {peer} within the handshake timeout"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for ClusterError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ClusterError::Bind { source, .. } | ClusterError::Connect { source, .. } => {
+                Some(source)
+            }
+            ClusterError::Start(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// A running cluster node: a `ractor_cluster` [`NodeServer`] and the listener that feeds it.
+///
+/// Dropping it leaves the node server running; [`ClusterNode::stop`] ends it (and every
+/// session: the peers answer their pending remote dispatches "unavailable").
+pub struct ClusterNode {
+    name: String,
+    addr: SocketAddr,
+    handshake: Duration,
+    server: ActorRef<NodeServerMessage>,
+    server_task: JoinHandle<()>,
+    accept_task: JoinHandle<()>,
+}
+
+impl fmt::Debug for ClusterNode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClusterNode")
+            .field("name", &self.name)
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClusterNode {
+    /// Starts a node: binds its listener, then its node server.
+    ///
+    /// `ractor_cluster`'s node server also opens a listener of its own, which this crate
+    /// cannot read the port of: it is bound to the same address as ours at a system-picked
+    /// port, admits the same cookie only, and is never advertised.
+    ///
+    /// # Errors
+    /// [`ClusterError::Bind`] when the address cannot be bound; [`ClusterError::Start`] when
+    /// the node server does not start.
+    pub async fn start(config: NodeConfig) -> Result<ClusterNode, ClusterError> {
+        let listener =
+            TcpListener::bind(config.bind)
+                .await
+                .map_err(|source| ClusterError::Bind {
+                    addr: config.bind,
+                    source,
+                })?;
+        let addr = listener.local_addr().map_err(|source| ClusterError::Bind {
+            addr: config.bind,
+            source,
+        })?;
+        let node = NodeServer::new(
+            0,
+            config.cookie,
+            config.name.clone(),
+            addr.ip().to_string(),
+            None,
+            None,
+        )
+        .with_listen_addr(addr.ip());
+        let (server, join) = ractor::Actor::spawn(None, node, ())
+            .await
+            .map_err(ClusterError::Start)?;
+        let server_task = tokio::spawn(async move {
+            let _ = join.await;
+        });
+        let accept_server = server.clone();
+        let accept_task = tokio::spawn(async move {
+            // Ends when the node server is gone (the cast fails) or the node is stopped (the
+            // task is aborted).
+            loop {
+                let Ok((stream, peer_addr)) = listener.accept().await else {
+                    // Out of descriptors, say: back off rather than spin.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                };
+                let Ok(local_addr) = stream.local_addr() else {
+                    continue;
+                };
+                let _ = stream.set_nodelay(true);
+                let opened = NodeServerMessage::ConnectionOpened {
+                    stream: Box::new(NetworkStream::Raw {
+                        peer_addr,
+                        local_addr,
+                        stream,
+                    }),
+                    is_server: true,
+                };
+                if accept_server.cast(opened).is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(ClusterNode {
+            name: config.name,
+            addr,
+            handshake: config.handshake,
+            server,
+            server_task,
+            accept_task,
+        })
+    }
+
+    /// The node's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The address peers connect to.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The `ractor_cluster` node server, for what this type does not wrap (node events,
+    /// sessions).
+    pub fn server(&self) -> &ActorRef<NodeServerMessage> {
+        &self.server
+    }
+
+    /// Connects to the node at `peer` and waits until the session is authenticated and ready
+    /// (its process groups exchanged), within the handshake timeout.
+    ///
+    /// # Errors
+    /// [`ClusterError::Connect`] when the connection cannot be opened;
+    /// [`ClusterError::NotRunning`] when this node is stopped; [`ClusterError::Handshake`] when
+    /// no ready session to `peer` appears in time (a wrong cookie among the causes).
+    ///
+    /// # Cancel safety
+    /// Cancelling it leaves the connection to finish (or fail) its handshake on its own.
+    pub async fn connect(&self, peer: SocketAddr) -> Result<(), ClusterError> {
+        ractor_cluster::client_connect(&self.server, peer)
+            .await
+            .map_err(|e| match e {
+                ractor_cluster::ClientConnectErr::Socket(source) => {
+                    ClusterError::Connect { peer, source }
+                }
+                _ => ClusterError::NotRunning,
+            })?;
+        let deadline = tokio::time::Instant::now() + self.handshake;
+        while tokio::time::Instant::now() < deadline {
+            if self.ready_to(peer).await? {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        Err(ClusterError::Handshake { peer })
+    }
+
+    /// Whether a session to `peer` is ready.
+    async fn ready_to(&self, peer: SocketAddr) -> Result<bool, ClusterError> {
+        let sessions = ractor::call_t!(self.server, NodeServerMessage::GetSessions, 1000)
+            .map_err(|_| ClusterError::NotRunning)?;
+        let peer = peer.to_string();
+        for session in sessions.values().filter(|s| s.peer_addr == peer) {
+            let ready = ractor::call_t!(
+                session.actor,
+                ractor_cluster::NodeSessionMessage::GetReadyState,
+                1000
+            );
+            if ready.unwrap_or(false) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Starts this node's observed peer over `collector`, contributing under the node's name
+    /// to the federations other nodes build (`observed::federate`). Stop it (or let the
+    /// process end) to leave.
+    ///
+    /// # Errors
+    /// [`ClusterError::Start`] when the peer actor does not start.
+    #[cfg(feature = "connectome")]
+    pub async fn observe(
+        &self,
+        collector: crate::connectome::observed::Collector,
+    ) -> Result<ActorRef<observed::ObservedMsg>, ClusterError> {
+        let args = observed::ObservedPeerArgs {
+            node: self.name.clone(),
+            collector,
+        };
+        ractor::Actor::spawn(None, observed::ObservedPeer, args)
+            .await
+            .map(|(peer, _)| peer)
+            .map_err(ClusterError::Start)
+    }
+
+    /// How many peers this node has a session with.
+    ///
+    /// # Errors
+    /// [`ClusterError::NotRunning`] when the node server does not answer.
+    pub async fn peers(&self) -> Result<usize, ClusterError> {
+        ractor::call_t!(self.server, NodeServerMessage::GetSessions, 1000)
+            .map(|s| s.len())
+            .map_err(|_| ClusterError::NotRunning)
+    }
+
+    /// Stops the node at once: its listener, its node server and every session (a kill, as
+    /// a crashed node: nothing is drained). Peers answer the dispatches they had pending here
+    /// "unavailable". Waits up to `timeout` for the node server to end.
+    pub async fn stop(self, timeout: Duration) {
+        self.accept_task.abort();
+        self.server.kill();
+        let _ = tokio::time::timeout(timeout, self.server_task).await;
+    }
+}
+
+/// The catalog actors of the runtimes on other nodes this process has a session with (the
+/// members of [`DISPATCH_GROUP`] that are not local).
+pub fn remote_dispatchers() -> Vec<ActorRef<RuntimeMsg>> {
+    ractor::pg::get_members(&DISPATCH_GROUP.to_owned())
+        .into_iter()
+        .filter(|cell| !cell.get_id().is_local())
+        .map(ActorRef::<RuntimeMsg>::from)
+        .collect()
+}
+
+/// Waits up to `timeout` for a remote dispatcher to appear (after [`ClusterNode::connect`],
+/// the peer's groups arrive shortly after the session is ready) and returns the first.
+pub async fn wait_for_remote_dispatcher(timeout: Duration) -> Option<ActorRef<RuntimeMsg>> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if let Some(first) = remote_dispatchers().into_iter().next() {
+            return Some(first);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Dispatches `tool` with `arguments` to `dispatcher` (a local or a remote catalog actor) and
+/// waits at most `timeout` for the answer: the same answer a local caller gets, validation
+/// included.
+///
+/// # Errors
+/// As [`RuntimeHandle::dispatch`](super::RuntimeHandle::dispatch); and -32603 with
+/// `data.reason = "unavailable"` when the dispatcher's node is gone (before or during the
+/// call), or `"deadline"` when no answer came within `timeout`.
+///
+/// # Cancel safety
+/// Cancelling it abandons the answer; the tool may still run on the serving node.
+pub async fn dispatch_to(
+    dispatcher: &ActorRef<RuntimeMsg>,
+    tool: &str,
+    arguments: Value,
+    timeout: Duration,
+) -> DispatchResult {
+    let (tx, rx) = ractor::concurrency::oneshot();
+    let msg = RuntimeMsg::Dispatch {
+        tool: tool.to_owned(),
+        arguments,
+        extensions: crate::extensions::Extensions::new(),
+        reply: ractor::RpcReplyPort::from((tx, timeout)),
+    };
+    // Every send failure means the same here: nothing on the other side will run the call.
+    if let Err(
+        _e @ (MessagingErr::SendErr(_)
+        | MessagingErr::ChannelClosed
+        | MessagingErr::InvalidActorType),
+    ) = dispatcher.send_message(msg)
+    {
+        return Err(unserved(RefusalReason::Unavailable));
+    }
+    match tokio::time::timeout(timeout, rx).await {
+        Ok(Ok(answer)) => answer,
+        Ok(Err(_)) => Err(unserved(RefusalReason::Unavailable)),
+        Err(_) => Err(unserved(RefusalReason::Deadline)),
+    }
+}
+
+/// Joins `cell` (a catalog actor starting) to [`DISPATCH_GROUP`].
+pub(crate) fn join_dispatch_group(cell: ActorCell) {
+    ractor::pg::join(DISPATCH_GROUP.to_owned(), vec![cell]);
+}
