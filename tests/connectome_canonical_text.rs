@@ -358,6 +358,17 @@ fn lone_surrogates_a_byte_order_mark_and_non_numbers_are_parse_refusals() {
 }
 
 #[test]
+fn noncharacters_are_written_not_refused() {
+    for (text, written) in [
+        (r#""\uffff""#, "\"\u{ffff}\""),
+        (r#"{"\ufdd0":"\ufffe"}"#, "{\"\u{fdd0}\":\"\u{fffe}\"}"),
+    ] {
+        assert_eq!(canon(text).unwrap(), written, "{text}");
+        agree(text.as_bytes()).unwrap();
+    }
+}
+
+#[test]
 fn negative_zero_is_written_zero_whatever_its_spelling() {
     for text in ["-0", "-0.0", "-0e3", "-1e-400", "0.0"] {
         assert_eq!(canon(text).unwrap(), "0", "{text}");
