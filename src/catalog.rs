@@ -12,7 +12,7 @@ mod completion;
 pub mod cursor;
 mod prompt;
 mod resource;
-mod template;
+pub(crate) mod template;
 mod tool;
 pub(crate) mod validated;
 

@@ -50,6 +50,31 @@ pub mod schema;
 mod server;
 pub mod transport;
 
+/// Entry points for the fuzz targets in `fuzz/` to reach code that is not public. **Not API**:
+/// hidden from the docs, exempt from semver, and may change or vanish in any release.
+#[doc(hidden)]
+pub mod __fuzz {
+    use crate::catalog::template::UriTemplate;
+    pub use crate::catalog::TemplateError;
+
+    /// Parses `template` as a resource template (the RFC 6570 subset `{var}`, `{+var}`) and
+    /// reports whether `uri` is one of its expansions, as `resources/read` matches it.
+    ///
+    /// # Errors
+    /// The [`TemplateError`] the catalog refuses the template with.
+    pub fn template_matches(template: &str, uri: &str) -> Result<bool, TemplateError> {
+        UriTemplate::parse(template).map(|t| t.matches(uri))
+    }
+
+    /// The variable names of `template`, in order of first appearance, each once.
+    ///
+    /// # Errors
+    /// As [`template_matches`].
+    pub fn template_variables(template: &str) -> Result<Vec<String>, TemplateError> {
+        UriTemplate::parse(template).map(|t| t.variables().iter().map(|v| v.to_string()).collect())
+    }
+}
+
 pub use catalog::validated::HeaderFaults;
 pub use catalog::{Catalog, ToolSpec};
 pub use content::Content;

@@ -181,7 +181,11 @@ def enc(v):
     return "{" + ",".join(enc(k) + ":" + enc(x) for k, x in items) + "}"
 for path in sys.argv[1:]:
     raw = open(path, "rb").read()
-    doc = json.loads(raw.decode("utf-8"))
+    def pairs(members):
+        keys = [nfc(k) for k, _ in members]
+        assert len(set(keys)) == len(keys), ("repeated key", path)
+        return dict(members)
+    doc = json.loads(raw.decode("utf-8"), object_pairs_hook=pairs)
     assert doc["schema_version"] == 2
     digest = doc.pop("digest")
     algo = {"sha256": hashlib.sha256, "sha384": hashlib.sha384, "sha512": hashlib.sha512}[doc["digest_algorithm"]]
@@ -220,4 +224,63 @@ fn python_rederives_every_golden_digest() {
         String::from_utf8_lossy(&output.stdout).lines().count(),
         files.len()
     );
+}
+
+/// The python block of docs/connectome-canonical.md §3, as written.
+fn page_recipe() -> String {
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/connectome-canonical.md"),
+    )
+    .unwrap();
+    let start = page
+        .find("```python\n")
+        .expect("the page has a python block")
+        + 10;
+    let len = page[start..].find("```").unwrap();
+    page[start..start + len].to_owned()
+}
+
+fn run_python(script: &str) -> std::process::Output {
+    Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("python3 runs")
+}
+
+#[test]
+fn the_page_recipe_runs_and_refuses_outside_its_domain() {
+    let recipe = page_recipe();
+    let ok = run_python(&recipe);
+    assert!(
+        ok.status.success(),
+        "the page's recipe fails on its own golden file: {}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    // The recipe's own functions, on documents outside the integer-only domain: each must
+    // raise, where a recipe without the checks would write bytes.
+    let (functions, _) = recipe
+        .split_once("raw = open(")
+        .expect("the recipe reads a file");
+    let probe = format!(
+        r#"{functions}
+assert enc(load(b'{{"b":[1,"\u00e9"],"a":null}}')) == '{{"a":null,"b":[1,"\u00e9"]}}'
+for bad in [b'{{"a":1,"a":2}}', b'{{"\u00e9":1,"e\u0301":2}}', b'[1.5]', b'[NaN]',
+            b'[9007199254740992]', b'["\ud800"]']:
+    try:
+        enc(load(bad))
+    except (ValueError, UnicodeError):
+        print("refused", bad)
+    else:
+        raise SystemExit("accepted %r" % bad)
+"#
+    );
+    let out = run_python(&probe);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 6);
 }

@@ -5,12 +5,14 @@
 //! - JSON text in UTF-8, no whitespace between tokens, no trailing newline.
 //! - Object members sorted by key, comparing keys as sequences of UTF-16 code units (RFC 8785
 //!   §3.2.3). Keys and string values are first put in Unicode Normalization Form C; two keys of
-//!   one object that are equal after NFC are an error ([`CanonicalError::DuplicateKey`]).
+//!   one object that are equal after NFC, or repeated verbatim, are an error
+//!   ([`CanonicalError::DuplicateKey`]).
 //! - Strings escaped as ECMAScript `JSON.stringify` does: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`,
 //!   `\t`, other code points below U+0020 as `\u00xx` (lowercase hex), everything else literal.
-//! - Numbers: every number must lie within ±(2^53 − 1), else
-//!   [`CanonicalError::IntegerOutOfRange`] (beyond it a double is always an integer, and the
-//!   integers there are not all exact). An integer (a JSON number parsed without fraction or
+//! - Numbers are read correctly rounded (`serde_json`'s `float_roundtrip`). Every number must
+//!   lie within ±(2^53 − 1) — an integer token by its exact value, any other by its binary64
+//!   value — else [`CanonicalError::IntegerOutOfRange`] (beyond it a double is always an
+//!   integer, and the integers there are not all exact). An integer (a JSON number parsed without fraction or
 //!   exponent) is written in decimal; any other number is an IEEE 754 double written in
 //!   ECMAScript's shortest round-trip form (`Number.prototype.toString`), `-0` as `0`. NaN and
 //!   infinities cannot occur.
@@ -98,14 +100,15 @@ fn hex(bytes: &[u8]) -> String {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum CanonicalError {
-    /// Two keys of one object are equal after NFC.
+    /// Two keys of one object are equal after NFC (a key repeated verbatim included).
     DuplicateKey {
         /// The key, in NFC.
         key: String,
     },
-    /// An integer outside ±(2^53 − 1).
+    /// A number outside ±(2^53 − 1): an integer token by its exact value, any other number
+    /// by its binary64 value (beyond 2^53 every binary64 value is an integer).
     IntegerOutOfRange {
-        /// The integer as parsed.
+        /// The number as parsed (a binary64 value in ECMAScript form).
         value: String,
     },
     /// A number that is neither an integer nor a finite double.
@@ -138,6 +141,39 @@ pub enum CanonicalError {
     NotCanonical,
 }
 
+impl CanonicalError {
+    /// Two keys of one object are equal, verbatim or after NFC.
+    pub fn is_duplicate_key(&self) -> bool {
+        matches!(self, CanonicalError::DuplicateKey { .. })
+    }
+
+    /// A number lies outside ±(2^53 − 1), or is not finite.
+    pub fn is_out_of_range(&self) -> bool {
+        matches!(
+            self,
+            CanonicalError::IntegerOutOfRange { .. } | CanonicalError::NonFiniteNumber
+        )
+    }
+
+    /// The input is not JSON this reader accepts.
+    pub fn is_parse(&self) -> bool {
+        matches!(self, CanonicalError::Parse(_))
+    }
+
+    /// The document parses but fails a check of [`verify`]: not canonical, a member missing,
+    /// a schema version, an algorithm or a digest that does not match.
+    pub fn is_verification(&self) -> bool {
+        matches!(
+            self,
+            CanonicalError::NotCanonical
+                | CanonicalError::MissingMember { .. }
+                | CanonicalError::SchemaVersion { .. }
+                | CanonicalError::UnknownAlgorithm { .. }
+                | CanonicalError::DigestMismatch { .. }
+        )
+    }
+}
+
 impl fmt::Display for CanonicalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -145,7 +181,7 @@ impl fmt::Display for CanonicalError {
                 write!(f, "two object keys are equal after NFC: {key:?}")
             }
             CanonicalError::IntegerOutOfRange { value } => {
-                write!(f, "integer {value} is outside ±(2^53 − 1)")
+                write!(f, "number {value} is outside ±(2^53 − 1)")
             }
             CanonicalError::NonFiniteNumber => f.write_str("number is not finite"),
             CanonicalError::Parse(e) => write!(f, "input is not JSON: {e}"),
@@ -198,15 +234,154 @@ pub fn to_canonical_bytes(value: &Value) -> Result<Vec<u8>, CanonicalError> {
     Ok(out)
 }
 
-/// Parses JSON text and writes its canonical bytes. The parser is `serde_json`'s: a member
-/// name repeated verbatim in one object keeps its last value (exports never repeat one; keys
-/// that differ but are equal after NFC are still an error).
+/// Parses JSON text and writes its canonical bytes.
+///
+/// The text is read as `docs/connectome-canonical.md` §1 says: numbers correctly rounded to
+/// binary64 (an integer token is kept exact), every member of every object kept, so that a
+/// key repeated verbatim is refused like two keys equal after NFC. A byte-order mark, a lone
+/// surrogate escape (`"\ud800"`), `NaN`, a number that overflows binary64 and nesting deeper
+/// than [`MAX_PARSE_DEPTH`] are not JSON this reader accepts: [`CanonicalError::Parse`].
+///
+/// ```
+/// use beam_mcp::connectome::canonical::canonicalize_json;
+/// assert_eq!(canonicalize_json(b"{\"b\":0.1e1,\"a\":[-0]}").unwrap(), b"{\"a\":[0],\"b\":1}");
+/// assert!(canonicalize_json(b"{\"a\":1,\"a\":2}").unwrap_err().is_duplicate_key());
+/// ```
 ///
 /// # Errors
-/// [`CanonicalError::Parse`] when the input is not JSON, else as [`to_canonical_bytes`].
+/// [`CanonicalError::Parse`] when the input is not JSON (as above),
+/// [`CanonicalError::DuplicateKey`] when two keys of one object are equal, verbatim or after
+/// NFC, [`CanonicalError::IntegerOutOfRange`] for a number beyond ±(2^53 − 1).
 pub fn canonicalize_json(text: &[u8]) -> Result<Vec<u8>, CanonicalError> {
-    let value: Value = serde_json::from_slice(text).map_err(CanonicalError::Parse)?;
-    to_canonical_bytes(&value)
+    let tree = parse(text)?;
+    let mut out = Vec::new();
+    write_parsed(&tree, &mut out)?;
+    Ok(out)
+}
+
+/// The deepest nesting of arrays and objects [`canonicalize_json`] and [`verify`] read
+/// (`serde_json`'s recursion limit of 128 stops the 128th level); one level deeper is [`CanonicalError::Parse`].
+pub const MAX_PARSE_DEPTH: usize = 127;
+
+/// JSON text as read, every object member kept in the order written.
+enum Parsed {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(String),
+    Array(Vec<Parsed>),
+    Object(Vec<(String, Parsed)>),
+}
+
+impl Parsed {
+    fn into_value(self) -> Value {
+        match self {
+            Parsed::Null => Value::Null,
+            Parsed::Bool(b) => Value::Bool(b),
+            Parsed::Number(n) => Value::Number(n),
+            Parsed::String(s) => Value::String(s),
+            Parsed::Array(items) => {
+                Value::Array(items.into_iter().map(Parsed::into_value).collect())
+            }
+            Parsed::Object(members) => Value::Object(
+                members
+                    .into_iter()
+                    .map(|(k, v)| (k, v.into_value()))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Parsed {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ParsedVisitor)
+    }
+}
+
+struct ParsedVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ParsedVisitor {
+    type Value = Parsed;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<Parsed, E> {
+        Ok(Parsed::Null)
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<Parsed, E> {
+        Ok(Parsed::Bool(b))
+    }
+
+    fn visit_u64<E>(self, u: u64) -> Result<Parsed, E> {
+        Ok(Parsed::Number(u.into()))
+    }
+
+    fn visit_i64<E>(self, i: i64) -> Result<Parsed, E> {
+        Ok(Parsed::Number(i.into()))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, f: f64) -> Result<Parsed, E> {
+        Number::from_f64(f)
+            .map(Parsed::Number)
+            .ok_or_else(|| E::custom("number is not finite"))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Parsed, E> {
+        Ok(Parsed::String(s.to_owned()))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Parsed, E> {
+        Ok(Parsed::String(s))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Parsed, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Parsed::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Parsed, A::Error> {
+        let mut members = Vec::new();
+        while let Some((key, value)) = map.next_entry::<String, Parsed>()? {
+            members.push((key, value));
+        }
+        Ok(Parsed::Object(members))
+    }
+}
+
+fn parse(text: &[u8]) -> Result<Parsed, CanonicalError> {
+    serde_json::from_slice(text).map_err(CanonicalError::Parse)
+}
+
+fn write_parsed(value: &Parsed, out: &mut Vec<u8>) -> Result<(), CanonicalError> {
+    match value {
+        Parsed::Null => out.extend_from_slice(b"null"),
+        Parsed::Bool(true) => out.extend_from_slice(b"true"),
+        Parsed::Bool(false) => out.extend_from_slice(b"false"),
+        Parsed::Number(n) => write_number(n, out)?,
+        Parsed::String(s) => write_string(&nfc(s), out),
+        Parsed::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_parsed(item, out)?;
+            }
+            out.push(b']');
+        }
+        Parsed::Object(members) => {
+            let members = members.iter().map(|(k, v)| (nfc(k), v)).collect();
+            write_members(members, out, write_parsed)?;
+        }
+    }
+    Ok(())
 }
 
 fn write_value(value: &Value, out: &mut Vec<u8>) -> Result<(), CanonicalError> {
@@ -232,7 +407,16 @@ fn write_value(value: &Value, out: &mut Vec<u8>) -> Result<(), CanonicalError> {
 }
 
 fn write_object(map: &Map<String, Value>, out: &mut Vec<u8>) -> Result<(), CanonicalError> {
-    let mut members: Vec<(String, &Value)> = map.iter().map(|(k, v)| (nfc(k), v)).collect();
+    let members = map.iter().map(|(k, v)| (nfc(k), v)).collect();
+    write_members(members, out, write_value)
+}
+
+/// Sorts members (keys already in NFC), refuses two equal keys, writes `{key:value,…}`.
+fn write_members<T>(
+    mut members: Vec<(String, &T)>,
+    out: &mut Vec<u8>,
+    write: fn(&T, &mut Vec<u8>) -> Result<(), CanonicalError>,
+) -> Result<(), CanonicalError> {
     members.sort_by(|a, b| utf16_cmp(&a.0, &b.0));
     if let Some(pair) = members.windows(2).find(|w| w[0].0 == w[1].0) {
         return Err(CanonicalError::DuplicateKey {
@@ -246,7 +430,7 @@ fn write_object(map: &Map<String, Value>, out: &mut Vec<u8>) -> Result<(), Canon
         }
         write_string(key, out);
         out.push(b':');
-        write_value(v, out)?;
+        write(v, out)?;
     }
     out.push(b'}');
     Ok(())
@@ -470,16 +654,22 @@ pub struct Verified {
 /// Verifies a sealed document: canonical bytes, schema version 2, a known algorithm, and a
 /// digest that matches the recipe of [`seal`].
 ///
+/// The bytes are read as [`canonicalize_json`] reads them: a repeated key is
+/// [`CanonicalError::DuplicateKey`], not a last-one-wins.
+///
 /// # Errors
-/// [`CanonicalError::Parse`], [`CanonicalError::NotCanonical`],
+/// [`CanonicalError::Parse`], [`CanonicalError::DuplicateKey`],
+/// [`CanonicalError::IntegerOutOfRange`], [`CanonicalError::NotCanonical`],
 /// [`CanonicalError::MissingMember`], [`CanonicalError::SchemaVersion`],
 /// [`CanonicalError::UnknownAlgorithm`], [`CanonicalError::DigestMismatch`].
 pub fn verify(bytes: &[u8]) -> Result<Verified, CanonicalError> {
-    let value: Value = serde_json::from_slice(bytes).map_err(CanonicalError::Parse)?;
-    if to_canonical_bytes(&value)? != bytes {
+    let tree = parse(bytes)?;
+    let mut canonical = Vec::with_capacity(bytes.len());
+    write_parsed(&tree, &mut canonical)?;
+    if canonical != bytes {
         return Err(CanonicalError::NotCanonical);
     }
-    let Value::Object(mut map) = value else {
+    let Value::Object(mut map) = tree.into_value() else {
         return Err(CanonicalError::MissingMember { member: "kind" });
     };
     let version = map
