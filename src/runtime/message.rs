@@ -12,6 +12,8 @@ use std::fmt;
 #[cfg(feature = "cluster")]
 mod wire;
 #[cfg(feature = "cluster")]
+pub(crate) use wire::forward_bytes;
+#[cfg(feature = "cluster")]
 pub use wire::DISPATCH_VARIANT;
 
 /// What a host actor may send the runtime's dispatcher (see

@@ -103,21 +103,8 @@ impl ractor::Message for ObservedMsg {
     fn serialize(self) -> Result<SerializedMessage, BoxedDowncastErr> {
         let ObservedMsg::Snapshot(reply) = self;
         let handle = tokio::runtime::Handle::try_current().map_err(|_| BoxedDowncastErr)?;
-        let (tx, rx) = oneshot::<Vec<u8>>();
-        let timeout = reply.get_timeout();
-        let raw = match timeout {
-            Some(t) => RpcReplyPort::from((tx, t)),
-            None => RpcReplyPort::from(tx),
-        };
-        handle.spawn(async move {
-            // Bounded: answered, or dropped with the session or the proxy; a timeout bounds
-            // it further.
-            let bytes = match timeout {
-                Some(t) => tokio::time::timeout(t, rx).await.ok().and_then(Result::ok),
-                None => rx.await.ok(),
-            };
-            let answer = bytes.and_then(|b| serde_json::from_slice::<Contribution>(&b).ok());
-            let _ = reply.send(answer);
+        let raw = crate::runtime::message::forward_bytes(&handle, reply, |bytes| {
+            bytes.and_then(|b| serde_json::from_slice::<Contribution>(&b).ok())
         });
         Ok(SerializedMessage::Call {
             variant: OBSERVED_VARIANT.to_owned(),

@@ -130,26 +130,9 @@ impl ractor::Message for RuntimeMsg {
                 // send), no panic.
                 let handle = tokio::runtime::Handle::try_current().map_err(|_| BoxedDowncastErr)?;
                 let args = encode_call(tool, arguments)?;
-                let (tx, rx) = oneshot::<Vec<u8>>();
-                let timeout = reply.get_timeout();
-                let raw = match timeout {
-                    Some(t) => RpcReplyPort::from((tx, t)),
-                    None => RpcReplyPort::from(tx),
-                };
-                handle.spawn(async move {
-                    // Bounded: the byte port is answered by the serving node, or dropped when
-                    // the session to it ends (node lost) or the remote proxy stops; a caller
-                    // with a timeout bounds it further.
-                    let bytes = match timeout {
-                        Some(t) => tokio::time::timeout(t, rx).await.ok().and_then(Result::ok),
-                        None => rx.await.ok(),
-                    };
-                    let answer = match bytes {
-                        Some(bytes) => decode_reply(&bytes),
-                        None => Err(unserved(RefusalReason::Unavailable)),
-                    };
-                    // A caller that gave up waiting is not an error here.
-                    let _ = reply.send(answer);
+                let raw = forward_bytes(&handle, reply, |bytes| match bytes {
+                    Some(bytes) => decode_reply(&bytes),
+                    None => Err(unserved(RefusalReason::Unavailable)),
                 });
                 Ok(SerializedMessage::Call {
                     variant: DISPATCH_VARIANT.to_owned(),
@@ -201,6 +184,33 @@ impl ractor::Message for RuntimeMsg {
             reply: RpcReplyPort::from(tx),
         })
     }
+}
+
+/// A byte reply port for a call that crosses a node, and a task forwarding what comes back on
+/// it to the caller's typed `reply`, read by `read` (`None`: the port was dropped — the serving
+/// node or its session went away — or the caller's timeout passed). Bounded: the byte port is
+/// answered by the serving node or dropped with the session or the remote proxy, and a caller
+/// with a timeout bounds it further.
+pub(crate) fn forward_bytes<T: Send + 'static>(
+    handle: &tokio::runtime::Handle,
+    reply: RpcReplyPort<T>,
+    read: impl FnOnce(Option<Vec<u8>>) -> T + Send + 'static,
+) -> RpcReplyPort<Vec<u8>> {
+    let (tx, rx) = oneshot::<Vec<u8>>();
+    let timeout = reply.get_timeout();
+    let raw = match timeout {
+        Some(t) => RpcReplyPort::from((tx, t)),
+        None => RpcReplyPort::from(tx),
+    };
+    handle.spawn(async move {
+        let bytes = match timeout {
+            Some(t) => tokio::time::timeout(t, rx).await.ok().and_then(Result::ok),
+            None => rx.await.ok(),
+        };
+        // A caller that gave up waiting is not an error here.
+        let _ = reply.send(read(bytes));
+    });
+    raw
 }
 
 #[cfg(test)]
