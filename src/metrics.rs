@@ -22,6 +22,8 @@
 
 use crate::dispatch::Carrier;
 use crate::protocol::{codes, Revision};
+use metrics::{Key, Label, Metadata};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// Requests routed by the core.
@@ -69,14 +71,6 @@ const METHODS: [&str; 18] = [
     "logging/setLevel",
 ];
 
-fn method_label(method: &str) -> &'static str {
-    METHODS
-        .iter()
-        .find(|m| **m == method)
-        .copied()
-        .unwrap_or("other")
-}
-
 fn transport_label(carrier: Carrier) -> &'static str {
     match carrier {
         Carrier::Stdio => "stdio",
@@ -100,16 +94,70 @@ fn reason_label(code: i64) -> &'static str {
     }
 }
 
+/// Every `mcp_requests_total` series the crate can record, built once: a request then
+/// records through a prebuilt key (hashed when built), with no label vector allocated and no
+/// hash computed per call, recorder or not.
+fn request_keys() -> &'static [Key] {
+    static KEYS: OnceLock<Box<[Key]>> = OnceLock::new();
+    KEYS.get_or_init(|| {
+        let methods = METHODS.iter().copied().chain(["other"]);
+        let mut keys = Vec::with_capacity((METHODS.len() + 1) * REVISIONS.len() * CARRIERS.len());
+        for method in methods {
+            for revision in REVISIONS {
+                for carrier in CARRIERS {
+                    keys.push(Key::from_parts(
+                        REQUESTS,
+                        vec![
+                            Label::from_static_parts("method", method),
+                            Label::from_static_parts("revision", revision_label(revision)),
+                            Label::from_static_parts("transport", transport_label(carrier)),
+                        ],
+                    ));
+                }
+            }
+        }
+        keys.into_boxed_slice()
+    })
+}
+
+const REVISIONS: [Option<Revision>; 3] = [
+    None,
+    Some(Revision::V2025_11_25),
+    Some(Revision::V2026_07_28),
+];
+const CARRIERS: [Carrier; 3] = [Carrier::Stdio, Carrier::Http, Carrier::Host];
+
+fn revision_label(revision: Option<Revision>) -> &'static str {
+    revision.map_or("none", Revision::as_str)
+}
+
+/// The metadata the `metrics` macros would pass for a series of this module.
+fn metadata() -> &'static Metadata<'static> {
+    static METADATA: Metadata<'static> =
+        Metadata::new(module_path!(), metrics::Level::INFO, Some(module_path!()));
+    &METADATA
+}
+
 /// A request the core routed, at the revision it was served at (`none` when it was refused
 /// before one was known).
 pub(crate) fn request(method: &str, revision: Option<Revision>, carrier: Carrier) {
-    metrics::counter!(
-        REQUESTS,
-        "method" => method_label(method),
-        "revision" => revision.map_or("none", Revision::as_str),
-        "transport" => transport_label(carrier),
-    )
-    .increment(1);
+    let m = METHODS
+        .iter()
+        .position(|known| *known == method)
+        .unwrap_or(METHODS.len());
+    let r = match revision {
+        None => 0,
+        Some(Revision::V2025_11_25) => 1,
+        Some(Revision::V2026_07_28) => 2,
+    };
+    let t = match carrier {
+        Carrier::Stdio => 0,
+        Carrier::Http => 1,
+        Carrier::Host => 2,
+    };
+    if let Some(key) = request_keys().get((m * REVISIONS.len() + r) * CARRIERS.len() + t) {
+        metrics::with_recorder(|recorder| recorder.register_counter(key, metadata())).increment(1);
+    }
 }
 
 /// A JSON-RPC error answered with `code` (`status`: the HTTP status, or `None` off HTTP).
@@ -150,16 +198,54 @@ pub(crate) enum ToolOutcome {
     Nonconforming,
 }
 
-/// A tool call that ran, how it ended and how long the host took. `tool` is the catalog's name.
-pub(crate) fn tool_call(tool: &std::sync::Arc<str>, outcome: ToolOutcome, took: Duration) {
-    let outcome = match outcome {
-        ToolOutcome::Ok => "ok",
-        ToolOutcome::ToolError => "tool_error",
-        ToolOutcome::Panic => "panic",
-        ToolOutcome::Nonconforming => "nonconforming",
+/// The series one tool records into, built once when the catalog is validated: a call
+/// records through these keys with nothing allocated or hashed per call.
+#[derive(Debug)]
+pub(crate) struct ToolKeys {
+    /// `mcp_tool_calls_total`, one key per [`ToolOutcome`] in declaration order.
+    calls: [Key; 4],
+    /// `mcp_tool_call_duration_seconds`.
+    seconds: Key,
+}
+
+impl ToolKeys {
+    /// The keys of the catalog's tool `tool`.
+    pub(crate) fn new(tool: &std::sync::Arc<str>) -> ToolKeys {
+        let call = |outcome: &'static str| {
+            Key::from_parts(
+                TOOL_CALLS,
+                vec![
+                    Label::new("tool", tool.clone()),
+                    Label::from_static_parts("outcome", outcome),
+                ],
+            )
+        };
+        ToolKeys {
+            calls: [
+                call("ok"),
+                call("tool_error"),
+                call("panic"),
+                call("nonconforming"),
+            ],
+            seconds: Key::from_parts(TOOL_CALL_SECONDS, vec![Label::new("tool", tool.clone())]),
+        }
+    }
+}
+
+/// A tool call that ran, how it ended and how long the host took.
+pub(crate) fn tool_call(keys: &ToolKeys, outcome: ToolOutcome, took: Duration) {
+    let calls = match outcome {
+        ToolOutcome::Ok => &keys.calls[0],
+        ToolOutcome::ToolError => &keys.calls[1],
+        ToolOutcome::Panic => &keys.calls[2],
+        ToolOutcome::Nonconforming => &keys.calls[3],
     };
-    metrics::counter!(TOOL_CALLS, "tool" => tool.clone(), "outcome" => outcome).increment(1);
-    metrics::histogram!(TOOL_CALL_SECONDS, "tool" => tool.clone()).record(took.as_secs_f64());
+    metrics::with_recorder(|recorder| {
+        recorder.register_counter(calls, metadata()).increment(1);
+        recorder
+            .register_histogram(&keys.seconds, metadata())
+            .record(took.as_secs_f64());
+    });
 }
 
 /// A pool event.

@@ -263,9 +263,17 @@ async fn a_transport_crash_does_not_take_the_catalog_down() {
 }
 
 async fn conn_is_running(transports: &beam_mcp_supervisors::SupervisorRef) {
-    let conn = transports.which_children().await.unwrap()[0]
-        .cell
-        .clone()
-        .unwrap();
-    assert_eq!(conn.get_status(), ractor::ActorStatus::Running);
+    // The restart is counted when the child is spawned; it reaches Running once its pre_start
+    // has returned, a moment later.
+    let running = host::eventually(LIMIT, || async {
+        transports.which_children().await.unwrap()[0]
+            .cell
+            .as_ref()
+            .is_some_and(|c| c.get_status() == ractor::ActorStatus::Running)
+    })
+    .await;
+    assert!(
+        running,
+        "the restarted stdio connection never reached Running"
+    );
 }

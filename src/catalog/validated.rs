@@ -39,6 +39,8 @@ pub(crate) struct ToolEntry {
     pub(crate) header_fault: Option<HeaderFault>,
     /// Top-level properties carrying `x-mcp-header`: (header name, property name).
     pub(crate) headers: Vec<(String, Arc<str>)>,
+    /// The metric series a call of this tool records into, built once.
+    pub(crate) metric_keys: Arc<crate::metrics::ToolKeys>,
 }
 
 #[derive(Debug)]
@@ -312,6 +314,7 @@ fn tool_entry(spec: ToolSpec, header_faults: HeaderFaults) -> Result<ToolEntry, 
     };
     let advertised = tool_value(&spec, &schema, output.as_ref());
     Ok(ToolEntry {
+        metric_keys: Arc::new(crate::metrics::ToolKeys::new(&spec.name)),
         spec,
         schema,
         output,

@@ -24,6 +24,8 @@ pub(super) enum Work {
         call: ToolCall,
         /// The tool's compiled output schema: a successful result is checked against it.
         output: Option<Schema>,
+        /// The tool's metric series.
+        metric_keys: Arc<metrics::ToolKeys>,
     },
     Read {
         reader: Arc<dyn ResourceReader>,
@@ -151,6 +153,7 @@ impl Pending {
                 dispatch,
                 call,
                 output,
+                metric_keys,
             } => {
                 let tool = call.tool.clone();
                 let carrier = call.context.carrier;
@@ -182,7 +185,7 @@ impl Pending {
                     (_, _, false) => metrics::ToolOutcome::ToolError,
                     (_, _, true) => metrics::ToolOutcome::Ok,
                 };
-                metrics::tool_call(&tool, counted, took);
+                metrics::tool_call(&metric_keys, counted, took);
                 let reply = encode_tool_result(&inner, &id, revision, &outcome);
                 // A host actor reads the tool's answer as the tool gave it, not the bytes.
                 let reply = if carrier == Carrier::Host {

@@ -553,6 +553,7 @@ fn tools_call(
             dispatch,
             call,
             output: tool.output.clone(),
+            metric_keys: tool.metric_keys.clone(),
         },
     ))
 }
