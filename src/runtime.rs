@@ -2,18 +2,20 @@
 //!
 //! ```text
 //! Root (rest_for_one)
-//! ├── catalog         the validated catalog; publishes a shared snapshot; answers Dispatch
-//! ├── dispatch_pool   N worker slots (permits), a bounded wait, a deadline
+//! ├── catalog         the address host (and remote) Dispatch messages go to
+//! ├── dispatch_pool   owns the admission: N worker slots (permits), a bounded wait, a deadline
 //! ├── collector       (optional) the connectome's collector actor
 //! ├── reporter        (optional) builds the connectome exports on demand
 //! └── transports (one_for_one)
 //!     ├── stdio       (optional) one connection actor, its host work run by the pool
-//!     ├── http        (optional, one_for_one) the listener, and one temporary child per connection
+//!     ├── http        (optional) the listener; each connection a task it owns, not an actor
 //!     └── …           the host's own transports
 //! ```
 //!
-//! Request paths read the catalog snapshot and find the pool without a message round trip;
-//! only a host actor's [`RuntimeMsg::Dispatch`] goes through the catalog actor.
+//! Request paths read the catalog (immutable, shared) and find the pool without a message
+//! round trip, and an HTTP accept sends no message either; only a host actor's
+//! [`RuntimeMsg::Dispatch`] goes through the catalog actor. Each actor is there for what its
+//! restart restores (`ARCHITECTURE.md`, "What a restart restores").
 //!
 //! **Overload, deadline, panic.** When the pool's queue is full a call is answered at once
 //! with -32603 and `data.reason = "overloaded"`; a call past the deadline with -32603 and
@@ -72,8 +74,6 @@ mod stdio;
 
 pub use config::{RuntimeConfig, DEFAULT_DEADLINE, DEFAULT_QUEUE, DEFAULT_WORKERS};
 pub use error::RuntimeError;
-#[cfg(feature = "http")]
-pub use http::HTTP_CONNECTION_PREFIX;
 pub use message::{DispatchError, DispatchResult, RuntimeMsg, ToolReply, RUNTIME_REFUSAL_CODE};
 pub use pool::PoolStats;
 pub use stdio::{StdioConnector, StdioIo};
@@ -93,7 +93,7 @@ use crate::transport::RunPending;
 use beam_mcp_supervisors::{
     ChildSpec, Restart, Shutdown, Strategy, Supervisor, SupervisorRef, SupervisorSpec,
 };
-use catalog::{CatalogActor, CatalogArgs, DispatcherSlot, Snapshot};
+use catalog::{CatalogActor, CatalogArgs, DispatcherSlot};
 use pool::{Pool, PoolSettings};
 use ractor::{Actor, ActorCell, ActorRef};
 use serde_json::Value;
@@ -116,11 +116,9 @@ pub const REPORTER: &str = "reporter";
 pub const TRANSPORTS: &str = "transports";
 /// The child id of the stdio connection under the transports supervisor.
 pub const STDIO: &str = "stdio";
-/// The child id of the HTTP transport (a supervisor of the listener and its connections)
-/// under the transports supervisor.
+/// The child id of the HTTP transport under the transports supervisor: the listener actor,
+/// which owns its connections (tasks, not actors).
 pub const HTTP: &str = "http";
-/// The child id of the HTTP listener under the HTTP transport's supervisor.
-pub const HTTP_LISTENER: &str = "listener";
 
 /// Starts the supervision tree.
 #[derive(Debug, Clone, Copy)]
@@ -180,7 +178,7 @@ impl Runtime {
             deadline: config.deadline,
         };
         let mut shared = Shared {
-            snapshot: Snapshot::new(server.clone()),
+            server: server.clone(),
             pool: Pool::new(settings),
             dispatcher: Arc::new(RwLock::new(None)),
             call_timeout: config.deadline + Duration::from_secs(10),
@@ -192,16 +190,18 @@ impl Runtime {
                 server.collector().cloned().unwrap_or_default(),
             ),
             transports: HashMap::new(),
+            #[cfg(feature = "http")]
+            http_open: http::OpenConnections::default(),
         };
         let (max, period) = config.intensity;
 
         let mut transports = Vec::new();
         if let Some((connect, options)) = config.stdio.clone() {
-            let snapshot = shared.snapshot.clone();
+            let server = shared.server.clone();
             let pool = shared.pool.clone();
             let spec = ChildSpec::new(STDIO, move |sup| {
                 let args = StdioArgs {
-                    snapshot: snapshot.clone(),
+                    server: server.clone(),
                     pool: pool.clone(),
                     connect: connect.clone(),
                     options,
@@ -217,15 +217,17 @@ impl Runtime {
         }
         #[cfg(feature = "http")]
         if let Some(slot) = config.http.clone() {
-            let snapshot = shared.snapshot.clone();
+            let server = shared.server.clone();
             let pool = shared.pool.clone();
+            let open = shared.http_open.clone();
+            // The connections' own graceful close, and the listener's past it.
             let shutdown = config.deadline + Duration::from_secs(1);
-            let listener = ChildSpec::new(HTTP_LISTENER, move |sup| {
+            let listener = ChildSpec::new(HTTP, move |sup| {
                 let args = http::ListenerArgs {
                     slot: slot.clone(),
-                    snapshot: snapshot.clone(),
+                    server: server.clone(),
                     pool: pool.clone(),
-                    connections: sup.clone(),
+                    open: open.clone(),
                     shutdown,
                 };
                 async move {
@@ -233,11 +235,9 @@ impl Runtime {
                         Actor::spawn_linked(None, http::HttpListener, args, sup).await?;
                     Ok(listener.get_cell())
                 }
-            });
-            let spec = SupervisorSpec::new(Strategy::OneForOne)
-                .intensity(max, period)
-                .child(listener);
-            transports.push(Supervisor::child_spec(HTTP, spec));
+            })
+            .shutdown(Shutdown::Timeout(shutdown + Duration::from_secs(1)));
+            transports.push(listener);
         }
         transports.extend(config.transports.iter().cloned());
         for spec in &transports {
@@ -245,13 +245,11 @@ impl Runtime {
         }
 
         let catalog = {
-            let snapshot = shared.snapshot.clone();
             let pool = shared.pool.clone();
             let slot = shared.dispatcher.clone();
             ChildSpec::new(CATALOG, move |sup| {
                 let args = CatalogArgs {
                     server: server.clone(),
-                    snapshot: snapshot.clone(),
                     pool: pool.clone(),
                     slot: slot.clone(),
                 };
@@ -321,7 +319,8 @@ impl Runtime {
 }
 
 struct Shared {
-    snapshot: Snapshot,
+    /// The validated catalog: immutable, read by every request path without a round trip.
+    server: Server,
     pool: Pool,
     dispatcher: DispatcherSlot,
     /// How long a transport supervisor call may take: a stop waits for the calls in flight.
@@ -340,6 +339,9 @@ struct Shared {
         crate::connectome::observed::Collector,
     ),
     transports: HashMap<String, ChildSpec>,
+    /// The HTTP listener's connection tasks alive, counted across its restarts.
+    #[cfg(feature = "http")]
+    http_open: http::OpenConnections,
 }
 
 /// A running runtime: dispatch into it, read its catalog, manage its transports, stop it.
@@ -384,12 +386,7 @@ impl RuntimeHandle {
         arguments: Value,
         extensions: Extensions,
     ) -> DispatchResult {
-        match self
-            .shared
-            .snapshot
-            .load()
-            .host_call(tool, arguments, extensions)
-        {
+        match self.shared.server.host_call(tool, arguments, extensions) {
             Ok(p) => message::answer(self.shared.pool.run(p).await),
             Err(r) => message::answer(r),
         }
@@ -408,12 +405,7 @@ impl RuntimeHandle {
         carrier: Carrier,
         extensions: Extensions,
     ) -> Served {
-        match self
-            .shared
-            .snapshot
-            .load()
-            .handle_with(frame, carrier, extensions)
-        {
+        match self.shared.server.handle_with(frame, carrier, extensions) {
             Step::Reply(r) => Served::Reply(r),
             Step::Silent => Served::Silent,
             Step::Pending(p) => Served::Reply(self.shared.pool.run(p).await),
@@ -421,9 +413,10 @@ impl RuntimeHandle {
         }
     }
 
-    /// The catalog's current snapshot, read without asking the catalog actor.
+    /// The catalog the runtime serves (an `Arc` clone), read without asking the catalog
+    /// actor: it never changes while the runtime runs.
     pub fn catalog(&self) -> Server {
-        self.shared.snapshot.load()
+        self.shared.server.clone()
     }
 
     /// The actor host actors send [`RuntimeMsg`] to, while it runs. It changes when the
@@ -508,6 +501,13 @@ impl RuntimeHandle {
             _ => federated_observed_export(&federation, algorithm),
         }
         .map_err(RuntimeError::Export)
+    }
+
+    /// The HTTP connections open now: accepted by the listener and not yet ended (each a task
+    /// the listener owns, ended with it). 0 without an HTTP transport.
+    #[cfg(feature = "http")]
+    pub fn http_connections(&self) -> usize {
+        self.shared.http_open.get()
     }
 
     /// The dispatch pool's counters.

@@ -88,7 +88,7 @@ async fn http_request_in_flight_survives_runtime_stop() {
     let call = tokio::spawn(post(addr, "slow", json!({"ms": 1000})));
     assert!(
         host::eventually(LIMIT, || async {
-            rt.pool_stats().completed == 0 && host::connection_children(&rt).await == 1
+            rt.pool_stats().completed == 0 && rt.http_connections() == 1
         })
         .await
     );
@@ -108,12 +108,7 @@ async fn http_request_in_flight_survives_catalog_crash() {
     let (config, addr) = http_config(RuntimeConfig::new().workers(2));
     let rt = Runtime::start(host::server(), config).await.unwrap();
     let call = tokio::spawn(post(addr, "slow", json!({"ms": 1000})));
-    assert!(
-        host::eventually(LIMIT, || async {
-            host::connection_children(&rt).await == 1
-        })
-        .await
-    );
+    assert!(host::eventually(LIMIT, || async { rt.http_connections() == 1 }).await);
     tokio::time::sleep(Duration::from_millis(200)).await;
     let catalog = rt
         .root()
@@ -134,8 +129,8 @@ async fn http_request_in_flight_survives_catalog_crash() {
     );
 }
 
-/// stop_transport(HTTP) should stop the HTTP transport; keep-alive connections are siblings
-/// of the listener under `transports` and keep being served.
+/// stop_transport(HTTP) stops the HTTP transport and its keep-alive connections with it (they
+/// once outlived the listener as its siblings under `transports`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn stop_transport_http_stops_its_connections() {
     let (config, addr) = http_config(RuntimeConfig::new().workers(2));
@@ -147,16 +142,13 @@ async fn stop_transport_http_stops_its_connections() {
     read_response(&mut s).await.unwrap();
     rt.stop_transport(HTTP).await.unwrap();
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let children = host::connection_children(&rt).await;
+    let open = rt.http_connections();
     s.write_all(&request(addr, "echo", json!({"text":"after stop"}), false))
         .await
         .ok();
     let after = tokio::time::timeout(Duration::from_secs(3), read_response(&mut s)).await;
     let _ = rt.stop(LIMIT).await;
-    assert_eq!(
-        children, 0,
-        "connection children outlive the stopped listener"
-    );
+    assert_eq!(open, 0, "connections outlive the stopped listener");
     assert!(
         !matches!(after, Ok(Ok(ref r)) if r.contains("after stop")),
         "a stopped HTTP transport still serves: {after:?}"
@@ -164,8 +156,8 @@ async fn stop_transport_http_stops_its_connections() {
 }
 
 /// Stopping the stdio transport (it waits for its in-flight work) must not stall the HTTP
-/// transport: both share the transports supervisor's mailbox and the accept loop awaits
-/// start_child for every connection.
+/// transport: the stop occupies the transports supervisor, and the accept loop once awaited
+/// a `start_child` of it for every connection (it now sends no message on accept at all).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn stopping_stdio_does_not_stall_http_accepts() {
     let (connect, clients) = host::connector();
@@ -205,7 +197,7 @@ async fn stopping_stdio_does_not_stall_http_accepts() {
 }
 
 /// 500 concurrent connections to the runtime listener: all answered in bounded time, and
-/// the connection children all leave the supervisor afterwards.
+/// every connection task ends afterwards.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn flood_of_500_connections() {
     let (config, addr) = http_config(RuntimeConfig::new().workers(4).queue(2048));
@@ -229,14 +221,11 @@ async fn flood_of_500_connections() {
     }
     let took = t0.elapsed();
     assert!(took < LIMIT, "{took:?}");
-    let drained = host::eventually(LIMIT, || async {
-        host::connection_children(&rt).await == 0
-    })
-    .await;
-    let left = host::connection_children(&rt).await;
+    let drained = host::eventually(LIMIT, || async { rt.http_connections() == 0 }).await;
+    let left = rt.http_connections();
     let _ = rt.stop(LIMIT).await;
     assert_eq!(ok, 500, "{errs:?}");
-    assert!(drained, "{left} connection children left");
+    assert!(drained, "{left} connections left");
 }
 
 /// The deadline is documented as bounding a dispatch; it is measured from the moment a

@@ -1,7 +1,7 @@
-//! The HTTP listener under the runtime: each connection a temporary child actor of the
-//! transports supervisor, host work through the dispatch pool, the listener restartable on
-//! the same port with the catalog and the pool untouched. Real sockets on 127.0.0.1, HTTP/1.1
-//! and h2c.
+//! The HTTP listener under the runtime: each connection a task the listener owns (no actor,
+//! no supervisor message on accept), host work through the dispatch pool, the listener
+//! restartable on the same port with the catalog and the pool untouched, and a killed listener
+//! taking its connections with it. Real sockets on 127.0.0.1, HTTP/1.1 and h2c.
 
 #[path = "support/runtime_host.rs"]
 mod host;
@@ -11,9 +11,11 @@ mod rig;
 use beam_mcp::runtime::{Runtime, RuntimeConfig, HTTP};
 use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
 use rig::{rpc, Client, BOTH};
-use serde_json::json;
+use serde_json::{json, Value};
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 
 const LIMIT: Duration = Duration::from_secs(10);
 
@@ -35,7 +37,7 @@ async fn start() -> (beam_mcp::runtime::RuntimeHandle, SocketAddr) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn calls_run_in_the_pool_and_each_connection_is_a_temporary_child() {
+async fn calls_run_in_the_pool_and_each_connection_is_counted_while_it_lives() {
     let (rt, addr) = start().await;
     for proto in BOTH {
         let before = rt.pool_stats().completed;
@@ -53,8 +55,8 @@ async fn calls_run_in_the_pool_and_each_connection_is_a_temporary_child() {
             "{proto:?}: the call ran in the pool"
         );
     }
-    // A slow call holds its connection: while it runs, its actor is a child of the HTTP
-    // transport's supervisor; once the connection has ended, the child is gone.
+    // A slow call holds its connection: while it runs, the listener counts it open; once the
+    // connection has ended, its task is gone.
     let slow = tokio::spawn(async move {
         Client::new(rig::Proto::H1, addr)
             .post(&rpc(
@@ -63,19 +65,9 @@ async fn calls_run_in_the_pool_and_each_connection_is_a_temporary_child() {
             ))
             .await
     });
-    assert!(
-        host::eventually(LIMIT, || async {
-            host::connection_children(&rt).await >= 1
-        })
-        .await
-    );
+    assert!(host::eventually(LIMIT, || async { rt.http_connections() >= 1 }).await);
     assert_eq!(slow.await.unwrap().status, 200);
-    assert!(
-        host::eventually(LIMIT, || async {
-            host::connection_children(&rt).await == 0
-        })
-        .await
-    );
+    assert!(host::eventually(LIMIT, || async { rt.http_connections() == 0 }).await);
     rt.stop(LIMIT).await.unwrap();
 }
 
@@ -142,5 +134,109 @@ async fn a_panicking_tool_over_http_is_a_tool_error_and_its_pool_worker_is_repla
         ))
         .await;
     assert_eq!(r.json()["result"]["content"][0]["text"], "still");
+    rt.stop(LIMIT).await.unwrap();
+}
+
+/// An HTTP/1.1 POST of `body` as raw bytes, with the headers a well-behaved client sends.
+fn raw_post(addr: SocketAddr, body: &Value) -> Vec<u8> {
+    let bytes = serde_json::to_vec(body).unwrap();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n",
+        bytes.len()
+    );
+    for (k, v) in rig::mcp_headers(body) {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut req = head.into_bytes();
+    req.extend(bytes);
+    req
+}
+
+/// The HTTP listener actor under the transports supervisor.
+async fn listener(transports: &beam_mcp_supervisors::SupervisorRef) -> ractor::ActorCell {
+    transports
+        .which_children()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|c| c.id == HTTP)
+        .and_then(|c| c.cell)
+        .expect("the listener runs")
+}
+
+/// The listener killed (not stopped) with connections open, each with a call in flight: its
+/// connection tasks go with it at once — none is left running, none waits for its call — and
+/// the transports supervisor restarts it on the same port, serving again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_killed_listener_takes_its_connections_with_it_and_is_restarted_on_the_same_port() {
+    let (rt, addr) = start().await;
+    let transports = rt.transports().await.unwrap();
+    let killed = listener(&transports).await;
+    let slow = rpc(
+        "tools/call",
+        json!({"name":"slow","arguments":{"ms": 4000}}),
+    );
+    let mut open = Vec::new();
+    for _ in 0..3 {
+        let mut s = TcpStream::connect(addr).await.unwrap();
+        s.write_all(&raw_post(addr, &slow)).await.unwrap();
+        open.push(s);
+    }
+    assert!(host::eventually(LIMIT, || async { rt.http_connections() == 3 }).await);
+    // The calls are running in the pool, so each connection has something in flight.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+
+    let t0 = Instant::now();
+    killed.kill();
+    assert!(
+        host::eventually(Duration::from_secs(2), || async {
+            rt.http_connections() == 0
+        })
+        .await,
+        "{} connection tasks outlive the killed listener",
+        rt.http_connections()
+    );
+    for mut s in open {
+        let mut got = Vec::new();
+        let ended = tokio::time::timeout(Duration::from_secs(2), s.read_to_end(&mut got)).await;
+        assert!(
+            ended.is_ok(),
+            "a connection of the killed listener stays open"
+        );
+        assert!(
+            got.is_empty(),
+            "answered after the kill: {}",
+            String::from_utf8_lossy(&got)
+        );
+    }
+    assert!(
+        t0.elapsed() < Duration::from_secs(3),
+        "the connections waited for their calls: {:?}",
+        t0.elapsed()
+    );
+
+    assert!(
+        host::eventually(LIMIT, || async {
+            transports.restart_count(HTTP).await.unwrap() == Some(1)
+        })
+        .await
+    );
+    assert_ne!(listener(&transports).await.get_id(), killed.get_id());
+    for proto in BOTH {
+        let r = Client::new(proto, addr)
+            .post(&rpc(
+                "tools/call",
+                json!({"name":"echo","arguments":{"text":"back"}}),
+            ))
+            .await;
+        assert_eq!(
+            r.json()["result"]["content"][0]["text"],
+            "back",
+            "{proto:?}"
+        );
+    }
+    assert!(host::eventually(LIMIT, || async { rt.http_connections() == 0 }).await);
     rt.stop(LIMIT).await.unwrap();
 }

@@ -96,7 +96,7 @@ async fn a_crashed_catalog_actor_restarts_what_follows_it() {
     for id in [DISPATCH_POOL, COLLECTOR, TRANSPORTS] {
         assert_eq!(rt.root().restart_count(id).await.unwrap(), Some(1), "{id}");
     }
-    // The republished snapshot is the same catalog.
+    // The same catalog is served: it never changes.
     assert!(rt.catalog().advertised_tool("slow").is_some());
     let reply = rt.dispatch("echo", json!({"text": "back"})).await.unwrap();
     assert_eq!(reply.texts(), ["back"]);

@@ -2,7 +2,7 @@
 //! drip clients, idle connections and HTTP/2 resets, mixed, for `SOAK_SECS` seconds (default
 //! 10; CI runs the default, `SOAK_SECS=600 cargo test --test soak_http` runs longer). After it:
 //! every good call answered, resident memory and descriptors back near their start, no
-//! connection actor left. 127.0.0.1 only; every loop is bounded by the soak's deadline.
+//! connection task left. 127.0.0.1 only; every loop is bounded by the soak's deadline.
 
 #[path = "support/runtime_host.rs"]
 mod host;
@@ -246,7 +246,7 @@ async fn a_mixed_soak_leaves_nothing_behind() {
     caller(addr, true, Instant::now(), warm, 0).await;
     assert!(
         host::eventually(Duration::from_secs(10), || async {
-            host::connection_children(&rt).await == 0
+            rt.http_connections() == 0
         })
         .await
     );
@@ -278,13 +278,13 @@ async fn a_mixed_soak_leaves_nothing_behind() {
             .unwrap();
     }
 
-    // Nothing left: the connection actors end, the pool is empty, memory and descriptors return.
+    // Nothing left: the connection tasks end, the pool is empty, memory and descriptors return.
     assert!(
         host::eventually(Duration::from_secs(15), || async {
-            host::connection_children(&rt).await == 0
+            rt.http_connections() == 0
         })
         .await,
-        "connection actors left behind"
+        "connections left behind"
     );
     let stats = rt.pool_stats();
     let (rss1, fds1) = (rss_kib(), open_fds());

@@ -1,5 +1,11 @@
-//! The catalog actor: owns the validated catalog, publishes it as a shared snapshot, and
-//! answers host `Dispatch` messages by handing their work to the pool.
+//! The catalog actor: the address host actors send `Dispatch` to (and, with the `cluster`
+//! feature, the member of the dispatch process group remote nodes find). It holds the
+//! validated `Server` — immutable, shared by every request path without asking the actor — and
+//! hands each `Dispatch`'s host work to the pool without waiting for it.
+//!
+//! A restart restores the address: a fresh actor, put back in the slot
+//! `RuntimeHandle::dispatcher` reads and in the process group. It restores no catalog state:
+//! there is none to lose.
 
 use super::message::{answer, RuntimeMsg};
 use super::pool::{Pool, ReplyTo};
@@ -7,31 +13,11 @@ use crate::server::Server;
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::sync::{Arc, RwLock};
 
-/// The published catalog: read by every request path without asking the actor.
-#[derive(Debug, Clone)]
-pub(crate) struct Snapshot(Arc<RwLock<Server>>);
-
-impl Snapshot {
-    pub(crate) fn new(server: Server) -> Self {
-        Snapshot(Arc::new(RwLock::new(server)))
-    }
-
-    /// The current server (an `Arc` clone).
-    pub(crate) fn load(&self) -> Server {
-        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    fn publish(&self, server: Server) {
-        *self.0.write().unwrap_or_else(|e| e.into_inner()) = server;
-    }
-}
-
 /// The slot where the current catalog actor is found (it changes when the actor restarts).
 pub(crate) type DispatcherSlot = Arc<RwLock<Option<ActorRef<RuntimeMsg>>>>;
 
 pub(crate) struct CatalogArgs {
     pub(crate) server: Server,
-    pub(crate) snapshot: Snapshot,
     pub(crate) pool: Pool,
     pub(crate) slot: DispatcherSlot,
 }
@@ -55,7 +41,6 @@ impl Actor for CatalogActor {
         myself: ActorRef<RuntimeMsg>,
         args: CatalogArgs,
     ) -> Result<CatalogState, ActorProcessingErr> {
-        args.snapshot.publish(args.server.clone());
         #[cfg(feature = "cluster")]
         super::cluster::join_dispatch_group(myself.get_cell());
         *args.slot.write().unwrap_or_else(|e| e.into_inner()) = Some(myself);

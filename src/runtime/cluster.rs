@@ -4,7 +4,7 @@
 //! **What crosses a node.** [`RuntimeMsg::Dispatch`] (tool name and arguments) and its reply
 //! (the [`ToolReply`](super::ToolReply) or the [`DispatchError`](super::DispatchError) with
 //! its typed refusal), in the encoding of [`DISPATCH_VARIANT`]. The dispatch's `extensions` do not cross: the tool on
-//! the serving node sees none. Everything else (the pool, the catalog snapshot, transports,
+//! the serving node sees none. Everything else (the pool, the catalog, transports,
 //! the collector's counters) stays on its node.
 //!
 //! **Finding a runtime.** With this feature every runtime's catalog actor joins the process

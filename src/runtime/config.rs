@@ -129,9 +129,9 @@ impl RuntimeConfig {
 
     /// Serves stateless Streamable HTTP on `listener` (already bound, so the host chooses the
     /// address and a restart keeps the port) under the transports supervisor, as the child
-    /// [`super::HTTP`]: each accepted connection is a temporary child actor of the transports
-    /// supervisor, and host work runs in the dispatch pool. `service` carries the host's
-    /// `authorize`, origins and bounds; the runtime serves its own catalog snapshot through it.
+    /// [`super::HTTP`]: the listener actor, each accepted connection a task it owns (stopped
+    /// with it), and host work runs in the dispatch pool. `service` carries the host's
+    /// `authorize`, origins and bounds; the runtime serves its own catalog through it.
     #[cfg(feature = "http")]
     #[must_use]
     pub fn http(

@@ -1,25 +1,26 @@
-//! The HTTP transport under the transports supervisor: a supervisor of its own over the
-//! listener and one temporary child actor per accepted connection, so that stopping or
-//! restarting the transport stops its connections with it (each answering what it has in
-//! flight first), and accepting a connection never waits on another transport's shutdown.
-//! Host work goes through the dispatch pool.
+//! The HTTP transport under the transports supervisor: one listener actor, whose restart
+//! restores the accept loop on the same bound socket (the port stays).
+//!
+//! An accepted connection is a plain task of the listener's accept loop — no actor, no
+//! supervisor message, no lock on accept. The loop owns its connections in a `JoinSet`:
+//! stopping the listener (a transport restart, a runtime shutdown) stops accepting, asks every
+//! connection to close gracefully, waits up to the shutdown timeout for them to answer what
+//! they have in flight, and drops the rest; a killed listener drops its accept task, and with
+//! it every connection task. Host work goes through the dispatch pool.
 
-use super::catalog::Snapshot;
 use super::pool::Pool;
-use super::serving::Serving;
+use super::serving::{Serving, StopSignal};
+use crate::server::Server;
 use crate::transport::http::{accept, connection, connection_builder, HttpService, ServeOptions};
-use beam_mcp_supervisors::{ChildSpec, Restart, Shutdown, SupervisorRef};
-use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef};
+use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::fmt;
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::pin::pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
-use tokio::net::{TcpListener, TcpStream};
-use tokio::task::JoinHandle;
-
-/// The child-id prefix of a connection actor: `http-conn-<n>`.
-pub const HTTP_CONNECTION_PREFIX: &str = "http-conn-";
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
 
 /// What the listener serves: a bound socket (kept across restarts, so the port stays), the
 /// service and its connection bounds.
@@ -39,26 +40,43 @@ impl fmt::Debug for HttpSlot {
     }
 }
 
+/// The number of connection tasks alive, across listener restarts: read by
+/// `RuntimeHandle::http_connections`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OpenConnections(Arc<AtomicUsize>);
+
+impl OpenConnections {
+    pub(crate) fn get(&self) -> usize {
+        self.0.load(Ordering::Acquire)
+    }
+
+    /// Counts one connection in until the returned guard drops (its task ends or is aborted).
+    fn enter(&self) -> Counted {
+        self.0.fetch_add(1, Ordering::AcqRel);
+        Counted(self.0.clone())
+    }
+}
+
+struct Counted(Arc<AtomicUsize>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 pub(crate) struct ListenerArgs {
     pub(crate) slot: HttpSlot,
-    pub(crate) snapshot: Snapshot,
+    pub(crate) server: Server,
     pub(crate) pool: Pool,
-    /// The HTTP transport's own supervisor: the connections are its children.
-    pub(crate) connections: ActorCell,
-    /// How long a connection may take to finish its calls in flight when stopped.
+    pub(crate) open: OpenConnections,
+    /// How long the connections may take to finish their calls in flight when stopped.
     pub(crate) shutdown: Duration,
 }
 
-/// Aborts the accept loop when the listener's state goes, even when the actor is killed.
-pub(crate) struct ListenerState {
-    task: JoinHandle<()>,
-}
-
-impl Drop for ListenerState {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
+/// The accept loop, which owns the connections: stopped gracefully from `post_stop`, aborted
+/// (connections included) when the state drops without a stop — a killed actor.
+type ListenerState = Serving;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct HttpListener;
@@ -80,18 +98,11 @@ impl Actor for HttpListener {
             .slot
             .service
             .clone()
-            .managed(args.snapshot.load(), Arc::new(args.pool));
-        let options = args.slot.options;
-        let connections = SupervisorRef::from_cell(args.connections)
-            .ok_or("the HTTP listener must run under a supervisor")?;
-        let task = tokio::spawn(accept_loop(
-            listener,
-            service,
-            options,
-            connections,
-            args.shutdown,
-        ));
-        Ok(ListenerState { task })
+            .managed(args.server, Arc::new(args.pool));
+        let (options, open, shutdown) = (args.slot.options, args.open, args.shutdown);
+        Ok(Serving::spawn(move |stopped| {
+            accept_loop(listener, service, options, open, shutdown, stopped)
+        }))
     }
 
     async fn handle(
@@ -102,108 +113,72 @@ impl Actor for HttpListener {
     ) -> Result<(), ActorProcessingErr> {
         Ok(())
     }
-}
-
-async fn accept_loop(
-    listener: TcpListener,
-    service: HttpService,
-    options: ServeOptions,
-    connections: SupervisorRef,
-    shutdown: Duration,
-) {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let builder = connection_builder(options);
-    loop {
-        let (stream, peer) = accept(&listener).await;
-        let id = format!(
-            "{HTTP_CONNECTION_PREFIX}{}",
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
-        // The start function runs once (the child is temporary); it takes the socket.
-        let socket = Arc::new(Mutex::new(Some(stream)));
-        let (builder, service) = (builder.clone(), service.clone());
-        let spec = ChildSpec::new(id, move |sup| {
-            let args = ConnectionArgs {
-                stream: socket.lock().ok().and_then(|mut s| s.take()),
-                builder: builder.clone(),
-                service: service.clone(),
-                options,
-                peer,
-            };
-            async move {
-                let (conn, _) = Actor::spawn_linked(None, HttpConnection, args, sup).await?;
-                Ok(conn.get_cell())
-            }
-        })
-        .restart(Restart::Temporary)
-        .shutdown(Shutdown::Timeout(shutdown));
-        if let Err(e) = connections.start_child(spec).await {
-            // The socket drops with the spec: the client sees the connection close.
-            tracing::warn!(%peer, error = %e, "HTTP connection not started");
-        }
-    }
-}
-
-struct ConnectionArgs {
-    stream: Option<TcpStream>,
-    builder: hyper_util::server::conn::auto::Builder<hyper_util::rt::TokioExecutor>,
-    service: HttpService,
-    options: ServeOptions,
-    peer: SocketAddr,
-}
-
-type ConnectionState = Serving;
-
-/// One HTTP connection (HTTP/1.1 keep-alive or HTTP/2 with its streams): it stops normally
-/// when the connection ends.
-#[derive(Debug, Clone, Copy, Default)]
-struct HttpConnection;
-
-impl Actor for HttpConnection {
-    type Msg = ();
-    type State = ConnectionState;
-    type Arguments = ConnectionArgs;
-
-    async fn pre_start(
-        &self,
-        myself: ActorRef<()>,
-        args: ConnectionArgs,
-    ) -> Result<ConnectionState, ActorProcessingErr> {
-        let stream = args
-            .stream
-            .ok_or("the connection's socket was already taken")?;
-        Ok(Serving::spawn(move |stopped| async move {
-            connection(
-                args.builder,
-                stream,
-                args.service,
-                args.options,
-                args.peer,
-                stopped,
-            )
-            .await;
-            myself.stop(Some("normal".into()));
-        }))
-    }
-
-    async fn handle(
-        &self,
-        _myself: ActorRef<()>,
-        _msg: (),
-        _state: &mut ConnectionState,
-    ) -> Result<(), ActorProcessingErr> {
-        Ok(())
-    }
 
     async fn post_stop(
         &self,
         _myself: ActorRef<()>,
-        state: &mut ConnectionState,
+        state: &mut ListenerState,
     ) -> Result<(), ActorProcessingErr> {
-        // Stopped while serving (a transport restart, a shutdown): close gracefully, so the
-        // requests in flight are answered.
+        // Stopped (a transport restart, a shutdown): the connections answer what they have in
+        // flight, then close.
         state.stop().await;
         Ok(())
+    }
+}
+
+/// Accepts until `stopped`, each connection a task of the loop's own; then closes them
+/// gracefully, waiting at most `shutdown`, and drops whatever is left.
+///
+/// # Cancel safety
+/// Dropping the future (the accept task aborted) drops every connection task with it.
+async fn accept_loop(
+    listener: TcpListener,
+    service: HttpService,
+    options: ServeOptions,
+    open: OpenConnections,
+    shutdown: Duration,
+    mut stopped: StopSignal,
+) {
+    let builder = connection_builder(options);
+    // Sent once, when the listener stops: every connection closes gracefully.
+    let (stop, stopping) = watch::channel(());
+    let mut connections = JoinSet::new();
+    {
+        // One accept future across the loop's wake-ups: a connection that ends does not cut
+        // short the pause after an accept error (EMFILE).
+        let mut next = pin!(accept(&listener));
+        loop {
+            tokio::select! {
+                () = &mut stopped => break,
+                (stream, peer) = next.as_mut() => {
+                    next.set(accept(&listener));
+                    let counted = open.enter();
+                    let mut stopping = stopping.clone();
+                    let stop = async move {
+                        let _ = stopping.changed().await;
+                    };
+                    let serve = connection(builder.clone(), stream, service.clone(), options, peer, stop);
+                    connections.spawn(async move {
+                        let _counted = counted;
+                        serve.await;
+                    });
+                }
+                // Reaps the connections that ended.
+                Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            }
+        }
+    }
+    drop(listener);
+    let _ = stop.send(());
+    let drained = tokio::time::timeout(shutdown, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        tracing::warn!(
+            left = connections.len(),
+            "HTTP connections dropped at the shutdown timeout"
+        );
     }
 }
 
@@ -211,20 +186,6 @@ impl fmt::Debug for ListenerArgs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ListenerArgs")
             .field("slot", &self.slot)
-            .finish_non_exhaustive()
-    }
-}
-
-impl fmt::Debug for ListenerState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ListenerState").finish_non_exhaustive()
-    }
-}
-
-impl fmt::Debug for ConnectionArgs {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ConnectionArgs")
-            .field("peer", &self.peer)
             .finish_non_exhaustive()
     }
 }

@@ -2,7 +2,10 @@
 //!
 //! A call is admitted by a permit (one per worker slot) where the request already is: no
 //! actor relays it. What the pool actor owns is the admission itself, which it creates when it
-//! starts and closes when it stops, and the slots: it replaces a slot lost to a fault.
+//! starts and closes when it stops: a restart restores an open admission with every slot, and
+//! the stop answers whoever still waits. A slot lost to a fault needs no actor: it holds no
+//! state (the panic was caught, the overdue task aborted), so it is replaced where the fault is
+//! seen, by a fresh permit.
 //!
 //! - The wait for a slot is bounded: a call arriving when `queue` calls already wait is
 //!   answered at once with -32603 and `data.reason = "overloaded"`. -32603 because the
@@ -11,7 +14,7 @@
 //! - Host work runs in a task of its own, so the deadline (counted from arrival, the wait
 //!   for a slot included) fires even when the host blocks its thread; the caller gets -32603
 //!   with `data.reason = "deadline"`, the task is aborted (at its next await), its slot is
-//!   retired and the pool actor starts a fresh one.
+//!   retired and a fresh one takes its place.
 //! - A host panic is answered as a tool error by the core; its slot is retired and replaced
 //!   the same way.
 //! - A caller that goes away (a closed connection) does not cancel the host work: it runs on
@@ -97,8 +100,8 @@ struct Admission {
     slots: Arc<Semaphore>,
     /// Calls waiting for a slot; at most `queue`.
     waiting: AtomicUsize,
-    /// The actor that replaces a retired slot.
-    actor: ActorRef<PoolMsg>,
+    /// The pool actor whose life this admission is.
+    actor: ActorCell,
 }
 
 /// The caller's side of the pool: finds the current admission (it changes when the pool
@@ -189,7 +192,7 @@ impl Pool {
 
     /// The pool actor's cell, while it runs.
     pub(crate) fn cell(&self) -> Option<ActorCell> {
-        self.current().map(|a| a.actor.get_cell())
+        self.current().map(|a| a.actor.clone())
     }
 
     /// Admits `pending`, runs it and yields its reply. Never fails to answer.
@@ -284,11 +287,11 @@ impl Slot {
         drop(self.permit.take());
     }
 
-    fn retire(mut self, admission: &Admission, fault: SlotFault) {
+    fn retire(mut self, admission: &Admission, counters: &Counters, fault: SlotFault) {
         if let Some(permit) = self.permit.take() {
             permit.forget();
         }
-        admission.replace(fault);
+        admission.replace(counters, fault);
     }
 }
 
@@ -301,11 +304,16 @@ impl Drop for Slot {
 }
 
 impl Admission {
-    /// Asks the pool actor for a fresh slot. An actor that is gone has been (or is being)
-    /// restarted with a full set of slots.
-    fn replace(&self, fault: SlotFault) {
+    /// A fresh slot in place of a retired one, at once. A closed admission (its actor gone) is
+    /// not refilled: the next one starts with a full set of slots.
+    fn replace(&self, counters: &Counters, fault: SlotFault) {
+        if self.slots.is_closed() {
+            return;
+        }
         tracing::warn!(%fault, "replacing a dispatch worker");
-        let _ = self.actor.cast(PoolMsg::Replace);
+        counters.starts.fetch_add(1, Ordering::Relaxed);
+        metrics::pool_event(PoolEvent::WorkerRestart);
+        self.slots.add_permits(1);
     }
 }
 
@@ -326,7 +334,7 @@ async fn host(
         HostOutcome::Panicked => {
             shared.counters.panics.fetch_add(1, Ordering::Relaxed);
             metrics::pool_event(PoolEvent::Panic);
-            slot.retire(&admission, SlotFault::HostPanicked);
+            slot.retire(&admission, &shared.counters, SlotFault::HostPanicked);
         }
     }
     answer
@@ -368,7 +376,10 @@ fn overdue(task: JoinHandle<Reply>, admission: &Admission, shared: &PoolShared) 
     task.abort();
     shared.counters.deadlines.fetch_add(1, Ordering::Relaxed);
     metrics::pool_event(PoolEvent::Deadline);
-    admission.replace(SlotFault::DeadlineExceeded(shared.settings.deadline));
+    admission.replace(
+        &shared.counters,
+        SlotFault::DeadlineExceeded(shared.settings.deadline),
+    );
 }
 
 impl Drop for Watch {
@@ -392,14 +403,11 @@ impl Drop for Watch {
     }
 }
 
-/// What the pool actor is told.
+/// What the pool actor is told: nothing. Its life is the admission's.
 #[derive(Debug)]
-pub(super) enum PoolMsg {
-    /// A slot was retired (a panic, a deadline): start a fresh one.
-    Replace,
-}
+pub(super) enum PoolMsg {}
 
-/// The pool actor: owns one admission for its life, publishes it, replaces lost slots.
+/// The pool actor: owns one admission for its life, publishes it, closes it as it goes.
 #[derive(Debug, Clone, Copy, Default)]
 struct PoolActor;
 
@@ -437,7 +445,7 @@ impl Actor for PoolActor {
         let admission = Arc::new(Admission {
             slots: Arc::new(Semaphore::new(workers)),
             waiting: AtomicUsize::new(0),
-            actor: myself,
+            actor: myself.get_cell(),
         });
         shared
             .counters
@@ -454,16 +462,9 @@ impl Actor for PoolActor {
         &self,
         _myself: ActorRef<PoolMsg>,
         msg: PoolMsg,
-        state: &mut Published,
+        _state: &mut Published,
     ) -> Result<(), ActorProcessingErr> {
-        match msg {
-            PoolMsg::Replace => {
-                state.shared.counters.starts.fetch_add(1, Ordering::Relaxed);
-                metrics::pool_event(PoolEvent::WorkerRestart);
-                state.admission.slots.add_permits(1);
-            }
-        }
-        Ok(())
+        match msg {}
     }
 }
 

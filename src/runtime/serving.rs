@@ -1,5 +1,6 @@
-//! A connection actor's serving task: started with a stop signal, stopped gracefully from the
-//! actor's `post_stop`, aborted if the actor goes without stopping (killed).
+//! An actor's serving task (the stdio connection's, the HTTP listener's accept loop): started
+//! with a stop signal, stopped gracefully from the actor's `post_stop`, aborted if the actor
+//! goes without stopping (killed) — and with it whatever the task owns.
 
 use std::fmt;
 use std::future::Future;

@@ -1,10 +1,10 @@
 //! The stdio connection actor: one newline-delimited JSON-RPC connection under the
 //! transports supervisor, its host work run by the dispatch pool.
 
-use super::catalog::Snapshot;
 use super::pool::Pool;
 use super::serving::Serving;
 use crate::extensions::Extensions;
+use crate::server::Server;
 use crate::transport::stdio::{serve_on, Input, Output, StdioOptions};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::fmt;
@@ -68,7 +68,7 @@ impl fmt::Debug for StdioIo {
 pub type StdioConnector = Arc<dyn Fn() -> StdioIo + Send + Sync>;
 
 pub(crate) struct StdioArgs {
-    pub(crate) snapshot: Snapshot,
+    pub(crate) server: Server,
     pub(crate) pool: Pool,
     pub(crate) connect: StdioConnector,
     pub(crate) options: StdioOptions,
@@ -96,7 +96,7 @@ impl Actor for StdioConnection {
         args: StdioArgs,
     ) -> Result<StdioState, ActorProcessingErr> {
         let io = (args.connect)();
-        let server = args.snapshot.load();
+        let server = args.server;
         let exec = Arc::new(args.pool);
         Ok(Serving::spawn(move |stopped| async move {
             let ended = serve_on(

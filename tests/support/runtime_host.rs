@@ -83,30 +83,6 @@ pub(crate) fn call_frame(id: u64, tool: &str, arguments: serde_json::Value) -> V
     .expect("a JSON value encodes")
 }
 
-/// Connection actors under the HTTP transport's supervisor (0 when the transport is stopped).
-pub(crate) async fn connection_children(rt: &beam_mcp::runtime::RuntimeHandle) -> usize {
-    let t = rt.transports().await.unwrap();
-    let Some(http) = t
-        .which_children()
-        .await
-        .unwrap()
-        .into_iter()
-        .find(|c| c.id == beam_mcp::runtime::HTTP)
-        .and_then(|c| c.cell)
-        .and_then(beam_mcp_supervisors::SupervisorRef::from_cell)
-    else {
-        return 0;
-    };
-    http.which_children()
-        .await
-        .map(|cs| {
-            cs.iter()
-                .filter(|c| c.id.starts_with(beam_mcp::runtime::HTTP_CONNECTION_PREFIX))
-                .count()
-        })
-        .unwrap_or(0)
-}
-
 /// A stdio connector for the runtime: every (re)start of the stdio actor opens a new in-memory
 /// connection, whose client end the test takes from the returned list.
 pub(crate) fn connector() -> (
