@@ -341,7 +341,7 @@ async fn serve_http(server: Server, addr: &str) -> ExitCode {
         }
     };
     tracing::info!(%addr, "serving MCP over HTTP at /mcp");
-    // Answer until the process is stopped; a Ctrl-C stops the tree in order first.
+    // Served until the process is stopped; a Ctrl-C stops the tree in order first.
     let _ = tokio::signal::ctrl_c().await;
     let _ = runtime.stop(std::time::Duration::from_secs(5)).await;
     ExitCode::SUCCESS
