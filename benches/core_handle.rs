@@ -11,7 +11,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 fn server() -> Server {
-    let tool = ToolSpec::new("get_weather", "Read the weather.").input_schema(json!({
+    let tool = ToolSpec::new("get_weather", "Read the weather.").with_input_schema(json!({
         "type": "object",
         "properties": {
             "place": {"type": "string", "minLength": 1, "maxLength": 64},

@@ -26,7 +26,7 @@ const INFLIGHT: usize = 200;
 const CAP: usize = 1024 * 1024;
 
 fn service() -> HttpService {
-    let catalog = Catalog::new().tool(ToolSpec::new("get_weather", "Weather.").input_schema(
+    let catalog = Catalog::new().tool(ToolSpec::new("get_weather", "Weather.").with_input_schema(
         json!({
             "type":"object","properties":{"place":{"type":"string"}},"required":["place"]
         }),

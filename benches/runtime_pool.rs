@@ -4,13 +4,13 @@
 //! `cargo bench --bench runtime_pool`.
 
 use beam_mcp::runtime::{Runtime, RuntimeConfig, RuntimeHandle};
-use beam_mcp::{Carrier, Catalog, Served, Server, ServerConfig, ToolOutput, ToolSpec};
+use beam_mcp::{Answer, Carrier, Catalog, Server, ServerConfig, ToolOutput, ToolSpec};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
 fn server() -> Server {
-    let tool = ToolSpec::new("get_weather", "Read the weather.").input_schema(json!({
+    let tool = ToolSpec::new("get_weather", "Read the weather.").with_input_schema(json!({
         "type": "object",
         "properties": {
             "place": {"type": "string", "minLength": 1, "maxLength": 64},
@@ -28,8 +28,8 @@ fn server() -> Server {
 const FRAME: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather","arguments":{"place":"Oslo","days":3}}}"#;
 
 async fn one(rt: &RuntimeHandle) {
-    match rt.serve(FRAME, Carrier::Stdio).await {
-        Served::Reply(r) => assert!(r.error_code().is_none()),
+    match rt.answer(FRAME, Carrier::Stdio).await {
+        Answer::Reply(r) => assert!(r.error_code().is_none()),
         other => panic!("unexpected {other:?}"),
     }
 }

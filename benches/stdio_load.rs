@@ -25,7 +25,7 @@ const RUNS: usize = 3;
 const BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather","arguments":{"place":"Oslo"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
 
 fn server() -> Server {
-    let catalog = Catalog::new().tool(ToolSpec::new("get_weather", "Weather.").input_schema(
+    let catalog = Catalog::new().tool(ToolSpec::new("get_weather", "Weather.").with_input_schema(
         json!({
             "type":"object","properties":{"place":{"type":"string"}},"required":["place"]
         }),

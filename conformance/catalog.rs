@@ -49,8 +49,8 @@ const TEMPLATE: &str = "test://template/{id}/data";
 
 fn tool(name: &'static str, description: &'static str) -> ToolSpec {
     ToolSpec::new(name, description)
-        .command_class(CommandClass::OBSERVE)
-        .mode(Mode::ReadOnly)
+        .with_command_class(CommandClass::OBSERVE)
+        .with_mode(Mode::ReadOnly)
 }
 
 /// Every tool, resource, template and prompt the harness serves.
@@ -85,7 +85,7 @@ pub(crate) fn catalog() -> Catalog {
                 "test_missing_capability",
                 "Needs the client's sampling capability; refused -32021 without it.",
             )
-            .requires_client_capability("sampling"),
+            .with_required_client_capability("sampling"),
         )
         .tool(tool(
             "test_streaming_elicitation",
@@ -108,7 +108,7 @@ pub(crate) fn catalog() -> Catalog {
                 "test_custom_header",
                 "Echoes a message that travels in the Mcp-Param-Message header too.",
             )
-            .input_schema(serde_json::json!({
+            .with_input_schema(serde_json::json!({
                 "type": "object",
                 "properties": {"message": {"type": "string", "x-mcp-header": "Message"}},
                 "required": ["message"],
@@ -120,52 +120,52 @@ pub(crate) fn catalog() -> Catalog {
                 "json_schema_2020_12_tool",
                 "Tool with JSON Schema 2020-12 features",
             )
-            .input_schema(json_schema_2020_12()),
+            .with_input_schema(json_schema_2020_12()),
         )
         .resource(
             ResourceSpec::new(STATIC_TEXT, "Static Text Resource")
-                .description("A static text resource for testing.")
-                .mime_type("text/plain"),
+                .with_description("A static text resource for testing.")
+                .with_mime_type("text/plain"),
         )
         .resource(
             ResourceSpec::new(STATIC_BINARY, "Static Binary Resource")
-                .description("A static binary resource (a 1x1 PNG) for testing.")
-                .mime_type("image/png"),
+                .with_description("A static binary resource (a 1x1 PNG) for testing.")
+                .with_mime_type("image/png"),
         )
         .resource(
             ResourceTemplateSpec::new(TEMPLATE, "Template Resource")
-                .description("A resource template with one parameter, id.")
-                .mime_type("application/json"),
+                .with_description("A resource template with one parameter, id.")
+                .with_mime_type("application/json"),
         )
         .prompt(
             PromptSpec::new("test_simple_prompt")
-                .description("A simple prompt without arguments."),
+                .with_description("A simple prompt without arguments."),
         )
         .prompt(
             PromptSpec::new("test_prompt_with_arguments")
-                .description("A prompt with two required arguments.")
-                .argument(
+                .with_description("A prompt with two required arguments.")
+                .with_argument(
                     PromptArgument::new("arg1")
-                        .description("First test argument")
-                        .required(true),
+                        .with_description("First test argument")
+                        .with_required(true),
                 )
-                .argument(
+                .with_argument(
                     PromptArgument::new("arg2")
-                        .description("Second test argument")
-                        .required(true),
+                        .with_description("Second test argument")
+                        .with_required(true),
                 ),
         )
         .prompt(
             PromptSpec::new("test_prompt_with_embedded_resource")
-                .description("A prompt that embeds a resource.")
-                .argument(
+                .with_description("A prompt that embeds a resource.")
+                .with_argument(
                     PromptArgument::new("resourceUri")
-                        .description("URI of the resource to embed")
-                        .required(true),
+                        .with_description("URI of the resource to embed")
+                        .with_required(true),
                 ),
         )
         .prompt(
-            PromptSpec::new("test_prompt_with_image").description("A prompt that carries an image."),
+            PromptSpec::new("test_prompt_with_image").with_description("A prompt that carries an image."),
         )
         .reader(read)
         .renderer(render)
@@ -214,7 +214,7 @@ pub(crate) async fn dispatch(call: ToolCall) -> Result<ToolOutput, ToolError> {
                 "test://embedded-resource",
                 "This is an embedded resource content.",
             )
-            .mime_type("text/plain"),
+            .with_mime_type("text/plain"),
         ))),
         "test_multiple_content_types" => Ok(ToolOutput::text("Multiple content types test:")
             .and(Content::image(PNG_1X1, "image/png"))
@@ -223,7 +223,7 @@ pub(crate) async fn dispatch(call: ToolCall) -> Result<ToolOutput, ToolError> {
                     "test://mixed-content-resource",
                     r#"{"test":"data","value":123}"#,
                 )
-                .mime_type("application/json"),
+                .with_mime_type("application/json"),
             ))),
         "test_error_handling" => Err(ToolError::new(
             "This tool intentionally returns an error for testing",
@@ -259,11 +259,11 @@ async fn read(uri: String) -> Result<Vec<ResourceContents>, ReadError> {
             uri,
             "This is the content of the static text resource.",
         )
-        .mime_type("text/plain")]);
+        .with_mime_type("text/plain")]);
     }
     if uri == STATIC_BINARY {
         return Ok(vec![
-            ResourceContents::blob(uri, PNG_1X1).mime_type("image/png")
+            ResourceContents::blob(uri, PNG_1X1).with_mime_type("image/png")
         ]);
     }
     let id = uri
@@ -275,7 +275,7 @@ async fn read(uri: String) -> Result<Vec<ResourceContents>, ReadError> {
     let data = serde_json::Value::from(format!("Data for ID: {id}")).to_string();
     let body = format!(r#"{{"id":{quoted},"templateTest":true,"data":{data}}}"#);
     Ok(vec![
-        ResourceContents::text(uri.clone(), body).mime_type("application/json")
+        ResourceContents::text(uri.clone(), body).with_mime_type("application/json")
     ])
 }
 
@@ -307,7 +307,7 @@ async fn render(name: String, args: Arguments) -> Result<RenderedPrompt, RenderE
                         arg("resourceUri"),
                         "Embedded resource content for testing.",
                     )
-                    .mime_type("text/plain"),
+                    .with_mime_type("text/plain"),
                 ),
             ),
             PromptMessage::new(Role::User, "Please process the embedded resource above."),
@@ -335,5 +335,5 @@ async fn complete(request: CompletionRequest) -> Result<Completion, CompleteErro
         .filter(|c| c.starts_with(request.value.as_str()))
         .collect();
     let total = values.len() as u64;
-    Ok(Completion::new(values).total(total))
+    Ok(Completion::new(values).with_total(total))
 }

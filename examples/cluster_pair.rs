@@ -34,7 +34,7 @@ const LIMIT: Duration = Duration::from_secs(10);
 /// The catalog both nodes serve: `get_weather(place)`.
 fn server(collector: &Collector) -> Result<Server, Box<dyn Error>> {
     let catalog = Catalog::new().tool(
-        ToolSpec::new("get_weather", "The weather at a place.").input_schema(json!({
+        ToolSpec::new("get_weather", "The weather at a place.").with_input_schema(json!({
             "type": "object",
             "properties": {"place": {"type": "string", "maxLength": 64}},
             "required": ["place"],

@@ -83,7 +83,8 @@ fn forecast_schema() -> Value {
 
 fn catalog() -> Catalog {
     Catalog::new().tool(
-        ToolSpec::new("forecast", "A canned forecast for a place.").input_schema(forecast_schema()),
+        ToolSpec::new("forecast", "A canned forecast for a place.")
+            .with_input_schema(forecast_schema()),
     )
 }
 

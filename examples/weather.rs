@@ -39,15 +39,15 @@ fn catalog() -> Catalog {
     Catalog::new()
         .tool(
             ToolSpec::new("get_weather", "Read the current weather for a place.")
-                .command_class(CommandClass::OBSERVE)
-                .mode(Mode::ReadOnly)
-                .input_schema(json!({
+                .with_command_class(CommandClass::OBSERVE)
+                .with_mode(Mode::ReadOnly)
+                .with_input_schema(json!({
                     "type": "object",
                     "properties": {"place": {"type": "string", "minLength": 1, "maxLength": 64}},
                     "required": ["place"],
                     "additionalProperties": false
                 }))
-                .output_schema(json!({
+                .with_output_schema(json!({
                     "type": "object",
                     "properties": {
                         "place": {"type": "string"},
@@ -58,12 +58,12 @@ fn catalog() -> Catalog {
                     "additionalProperties": false
                 })),
         )
-        .resource(ResourceSpec::new("weather://places", "places").mime_type("text/plain"))
+        .resource(ResourceSpec::new("weather://places", "places").with_mime_type("text/plain"))
         .resource(ResourceTemplateSpec::new("weather://place/{name}", "place"))
         .prompt(
             PromptSpec::new("forecast")
-                .description("Ask for a forecast.")
-                .argument(PromptArgument::new("place").required(true)),
+                .with_description("Ask for a forecast.")
+                .with_argument(PromptArgument::new("place").with_required(true)),
         )
         .reader(read_resource)
         .renderer(get_prompt)
@@ -90,7 +90,7 @@ async fn read_resource(uri: String) -> Result<Vec<ResourceContents>, ReadError> 
     if uri == "weather://places" {
         let names: Vec<&str> = PLACES.iter().map(|(p, ..)| *p).collect();
         return Ok(vec![
-            ResourceContents::text(uri, names.join("\n")).mime_type("text/plain")
+            ResourceContents::text(uri, names.join("\n")).with_mime_type("text/plain")
         ]);
     }
     let name = uri.strip_prefix("weather://place/").unwrap_or_default();
@@ -112,7 +112,7 @@ async fn get_prompt(_name: String, args: Arguments) -> Result<RenderedPrompt, Re
         Role::User,
         format!("What is the forecast for {place}?"),
     )])
-    .description("A forecast request."))
+    .with_description("A forecast request."))
 }
 
 /// Completes a place (the prompt's `place`, the template's `name`): the stations whose name
@@ -125,7 +125,7 @@ async fn complete_place(request: CompletionRequest) -> Result<Completion, Comple
         .filter(|p| p.to_lowercase().starts_with(&typed))
         .collect();
     let total = matches.len() as u64;
-    Ok(Completion::new(matches).total(total))
+    Ok(Completion::new(matches).with_total(total))
 }
 
 #[tokio::main]

@@ -9,7 +9,7 @@
 //! `completion/complete` for prompt arguments and template variables.
 
 mod completion;
-pub mod cursor;
+pub(crate) mod cursor;
 mod prompt;
 mod resource;
 pub(crate) mod template;

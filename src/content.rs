@@ -12,15 +12,15 @@
 //! use serde_json::json;
 //!
 //! let chart = Content::image(vec![0x89, b'P', b'N', b'G'], "image/png")
-//!     .annotations(Annotations::new().audience([Role::User]).priority(0.9)?);
+//!     .with_annotations(Annotations::new().with_audience([Role::User]).with_priority(0.9)?);
 //! assert_eq!(
 //!     serde_json::to_value(&chart)?,
 //!     json!({"type": "image", "data": "iVBORw==", "mimeType": "image/png",
 //!            "annotations": {"audience": ["user"], "priority": 0.9}})
 //! );
 //!
-//! let file = Content::resource(ResourceContents::text("file:///notes.txt", "hi").mime_type("text/plain"));
-//! let link = Content::resource_link(ResourceLink::new("file:///big.csv", "big.csv").size(1 << 20));
+//! let file = Content::resource(ResourceContents::text("file:///notes.txt", "hi").with_mime_type("text/plain"));
+//! let link = Content::resource_link(ResourceLink::new("file:///big.csv", "big.csv").with_size(1 << 20));
 //! assert_eq!(serde_json::to_value(&file)?["resource"]["text"], "hi");
 //! assert_eq!(serde_json::to_value(&link)?["type"], "resource_link");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -132,7 +132,7 @@ impl Content {
 
     /// Sets the block's annotations (an empty [`Annotations`] is not sent).
     #[must_use]
-    pub fn annotations(mut self, annotations: Annotations) -> Self {
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
         self.annotations = (!annotations.is_empty()).then_some(annotations);
         self
     }
@@ -165,7 +165,7 @@ impl Content {
     }
 
     /// The annotations, if any were set.
-    pub fn annotations_ref(&self) -> Option<&Annotations> {
+    pub fn annotations(&self) -> Option<&Annotations> {
         self.annotations.as_ref()
     }
 }
@@ -216,10 +216,11 @@ impl Serialize for Base64<'_> {
 /// ```
 /// use beam_mcp::content::ResourceLink;
 /// let link = ResourceLink::new("file:///report.pdf", "report.pdf")
-///     .title("Quarterly report")
-///     .mime_type("application/pdf")
-///     .size(48_213);
+///     .with_title("Quarterly report")
+///     .with_mime_type("application/pdf")
+///     .with_size(48_213);
 /// assert_eq!(link.uri(), "file:///report.pdf");
+/// assert_eq!(link.size(), Some(48_213));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResourceLink {
@@ -245,25 +246,25 @@ impl ResourceLink {
     }
     /// Sets the human-readable title.
     #[must_use]
-    pub fn title(mut self, title: impl Into<String>) -> Self {
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
         self.title = Some(title.into());
         self
     }
     /// Sets the description.
     #[must_use]
-    pub fn description(mut self, description: impl Into<String>) -> Self {
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
         self
     }
     /// Sets the MIME type.
     #[must_use]
-    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
         self.mime_type = Some(mime_type.into());
         self
     }
     /// Sets the size of the raw contents in bytes (before any encoding).
     #[must_use]
-    pub fn size(mut self, bytes: u64) -> Self {
+    pub fn with_size(mut self, bytes: u64) -> Self {
         self.size = Some(bytes);
         self
     }
@@ -274,6 +275,22 @@ impl ResourceLink {
     /// The name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+    /// The title, if any.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+    /// The description, if any.
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+    /// The MIME type, if any.
+    pub fn mime_type(&self) -> Option<&str> {
+        self.mime_type.as_deref()
+    }
+    /// The size of the raw contents in bytes, if given.
+    pub fn size(&self) -> Option<u64> {
+        self.size
     }
 
     fn serialize_members<M: serde::ser::SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
@@ -302,11 +319,11 @@ impl ResourceLink {
 /// use beam_mcp::catalog::Role;
 /// use beam_mcp::content::Annotations;
 /// let a = Annotations::new()
-///     .audience([Role::User, Role::Assistant])
-///     .priority(1.0)?
-///     .last_modified("2026-01-12T15:00:58Z");
-/// assert_eq!(a.priority_value(), Some(1.0));
-/// assert!(Annotations::new().priority(1.5).is_err());
+///     .with_audience([Role::User, Role::Assistant])
+///     .with_priority(1.0)?
+///     .with_last_modified("2026-01-12T15:00:58Z");
+/// assert_eq!(a.priority(), Some(1.0));
+/// assert!(Annotations::new().with_priority(1.5).is_err());
 /// # Ok::<(), beam_mcp::content::InvalidPriority>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -330,7 +347,7 @@ impl Annotations {
 
     /// Who the block is for (`user`, `assistant`, or both), in the order given, each once.
     #[must_use]
-    pub fn audience(mut self, roles: impl IntoIterator<Item = Role>) -> Self {
+    pub fn with_audience(mut self, roles: impl IntoIterator<Item = Role>) -> Self {
         self.audience.clear();
         for r in roles {
             if !self.audience.contains(&r) {
@@ -344,7 +361,7 @@ impl Annotations {
     ///
     /// # Errors
     /// [`InvalidPriority`] for a value outside `[0, 1]` or NaN (the schema bounds it).
-    pub fn priority(mut self, priority: f64) -> Result<Self, InvalidPriority> {
+    pub fn with_priority(mut self, priority: f64) -> Result<Self, InvalidPriority> {
         if !(0.0..=1.0).contains(&priority) {
             return Err(InvalidPriority { value: priority });
         }
@@ -355,23 +372,23 @@ impl Annotations {
     /// When the underlying data last changed, as an ISO 8601 string
     /// (`"2026-01-12T15:00:58Z"`). Sent as given.
     #[must_use]
-    pub fn last_modified(mut self, timestamp: impl Into<String>) -> Self {
+    pub fn with_last_modified(mut self, timestamp: impl Into<String>) -> Self {
         self.last_modified = Some(timestamp.into());
         self
     }
 
     /// The audience, in order.
-    pub fn audience_roles(&self) -> &[Role] {
+    pub fn audience(&self) -> &[Role] {
         &self.audience
     }
 
     /// The priority, if set.
-    pub fn priority_value(&self) -> Option<f64> {
+    pub fn priority(&self) -> Option<f64> {
         self.priority.map(|p| p.0)
     }
 
     /// The last-modified timestamp, if set.
-    pub fn last_modified_value(&self) -> Option<&str> {
+    pub fn last_modified(&self) -> Option<&str> {
         self.last_modified.as_deref()
     }
 

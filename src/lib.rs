@@ -6,12 +6,12 @@
 //! what a well-formed request is and refuses one that is not.
 //!
 //! ```
-//! use beam_mcp::{Carrier, Catalog, Served, Server, ServerConfig, ToolOutput, ToolSpec};
+//! use beam_mcp::{Carrier, Catalog, Answer, Server, ServerConfig, ToolOutput, ToolSpec};
 //! use serde_json::json;
 //!
 //! # tokio_test_block_on(async {
 //! let catalog = Catalog::new().tool(
-//!     ToolSpec::new("get_weather", "Read the current weather for a place.").input_schema(json!({
+//!     ToolSpec::new("get_weather", "Read the current weather for a place.").with_input_schema(json!({
 //!         "type": "object",
 //!         "properties": {"place": {"type": "string"}},
 //!         "required": ["place"]
@@ -22,7 +22,7 @@
 //!     Ok(ToolOutput::text(format!("12°C in {place}")))
 //! }))?;
 //! let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather","arguments":{"place":"Oslo"}}}"#;
-//! let Served::Reply(reply) = server.serve(frame, Carrier::Stdio).await else { unreachable!() };
+//! let Answer::Reply(reply) = server.answer(frame, Carrier::Stdio).await else { unreachable!() };
 //! let answer: serde_json::Value = serde_json::from_slice(reply.bytes()).unwrap();
 //! assert_eq!(answer["result"]["content"][0]["text"], "12°C in Oslo");
 //! # Ok::<(), beam_mcp::ConfigError>(())
@@ -50,12 +50,15 @@ pub mod schema;
 mod server;
 pub mod transport;
 
-/// Entry points for the fuzz targets in `fuzz/` to reach code that is not public. **Not API**:
-/// hidden from the docs, exempt from semver, and may change or vanish in any release.
+/// Entry points for the fuzz targets in `fuzz/` to reach code that is not public (the JSON-RPC
+/// decoder, the cursor codec, the template matcher). **Not API**: hidden from the docs, exempt
+/// from semver, and may change or vanish in any release.
 #[doc(hidden)]
 pub mod __fuzz {
+    pub use crate::catalog::cursor::{CursorCodec, CursorError, ListKind};
     use crate::catalog::template::UriTemplate;
     pub use crate::catalog::TemplateError;
+    pub use crate::protocol::jsonrpc::{decode, FrameError, Incoming};
 
     /// Parses `template` as a resource template (the RFC 6570 subset `{var}`, `{+var}`) and
     /// reports whether `uri` is one of its expansions, as `resources/read` matches it.
@@ -85,7 +88,7 @@ pub use error::{ConfigError, HeaderFault};
 pub use extensions::Extensions;
 pub use outcome::{Outcome, RefusalReason, Refused};
 pub use schema::Arguments;
-pub use server::{Pending, Reply, Served, Server, ServerConfig, Step, DEFAULT_PAGE_SIZE};
+pub use server::{Answer, Pending, Reply, Server, ServerConfig, Step, DEFAULT_PAGE_SIZE};
 
 /// A boxed, sendable future: what the host callbacks return.
 pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'static>>;

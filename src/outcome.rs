@@ -7,12 +7,12 @@ use std::fmt;
 /// What a [`crate::Reply`] answers.
 ///
 /// ```
-/// use beam_mcp::{Carrier, Catalog, Outcome, Served, Server, ServerConfig};
+/// use beam_mcp::{Carrier, Catalog, Outcome, Answer, Server, ServerConfig};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let server = Server::new(ServerConfig::new(Catalog::new())).unwrap();
 /// let frame = br#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#;
-/// let Served::Reply(reply) = server.serve(frame, Carrier::Stdio).await else { unreachable!() };
+/// let Answer::Reply(reply) = server.answer(frame, Carrier::Stdio).await else { unreachable!() };
 /// let Outcome::Refused(refused) = reply.outcome() else { unreachable!() };
 /// assert!(refused.is_method_not_found());
 /// assert_eq!(refused.code(), -32601);

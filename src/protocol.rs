@@ -8,15 +8,14 @@
 mod depth;
 mod envelope;
 mod error;
-mod jsonrpc;
+pub(crate) mod jsonrpc;
 mod revision;
 
 pub use depth::{exceeds_depth, MAX_DEPTH};
-pub(crate) use envelope::Envelope;
-pub use envelope::{CacheScope, ServerInfo};
+pub use envelope::{CacheHint, CacheScope, Cacheable, ServerInfo};
+pub(crate) use envelope::{CacheHints, Envelope};
 pub(crate) use error::bounded;
 pub use error::{codes, RpcError, MAX_ECHO_BYTES};
-pub use jsonrpc::{
-    decode, encode_error, encode_result, FrameError, Incoming, RequestId, MAX_ID_BYTES,
-};
+pub(crate) use jsonrpc::{decode, Incoming};
+pub use jsonrpc::{encode_error, encode_result, RequestId, MAX_ID_BYTES};
 pub use revision::{Revision, UnknownRevision};

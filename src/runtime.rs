@@ -42,7 +42,7 @@
 //!
 //! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let catalog = Catalog::new().tool(ToolSpec::new("echo", "Echo.").input_schema(json!({
+//! let catalog = Catalog::new().tool(ToolSpec::new("echo", "Echo.").with_input_schema(json!({
 //!     "type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]
 //! })));
 //! let server = Server::new(ServerConfig::new(catalog).dispatch(|call: beam_mcp::ToolCall| async move {
@@ -88,7 +88,7 @@ use crate::connectome::observed::CollectorActor;
 use crate::connectome::reporter::{Reporter, ReporterArgs, ReporterMsg};
 use crate::dispatch::Carrier;
 use crate::extensions::Extensions;
-use crate::server::{Served, Server, Step};
+use crate::server::{Answer, Server, Step};
 use crate::transport::RunPending;
 use beam_mcp_supervisors::{
     ChildSpec, Restart, Shutdown, Strategy, Supervisor, SupervisorRef, SupervisorSpec,
@@ -392,24 +392,24 @@ impl RuntimeHandle {
         }
     }
 
-    /// Serves one JSON-RPC frame in process, as a transport would: the core answers what it
+    /// Answers one JSON-RPC frame in process, as a transport would: the core answers what it
     /// can, and host work goes through the dispatch pool.
-    pub async fn serve(&self, frame: &[u8], carrier: Carrier) -> Served {
-        self.serve_with(frame, carrier, Extensions::new()).await
+    pub async fn answer(&self, frame: &[u8], carrier: Carrier) -> Answer {
+        self.answer_with(frame, carrier, Extensions::new()).await
     }
 
-    /// [`RuntimeHandle::serve`] with the host's `extensions` attached to the request.
-    pub async fn serve_with(
+    /// [`RuntimeHandle::answer`] with the host's `extensions` attached to the request.
+    pub async fn answer_with(
         &self,
         frame: &[u8],
         carrier: Carrier,
         extensions: Extensions,
-    ) -> Served {
+    ) -> Answer {
         match self.shared.server.handle_with(frame, carrier, extensions) {
-            Step::Reply(r) => Served::Reply(r),
-            Step::Silent => Served::Silent,
-            Step::Pending(p) => Served::Reply(self.shared.pool.run(p).await),
-            Step::Close(r) => Served::Close(r),
+            Step::Reply(r) => Answer::Reply(r),
+            Step::Silent => Answer::Silent,
+            Step::Pending(p) => Answer::Reply(self.shared.pool.run(p).await),
+            Step::Close(r) => Answer::Close(r),
         }
     }
 

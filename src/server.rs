@@ -27,7 +27,7 @@ use crate::error::ConfigError;
 use crate::extensions::Extensions;
 use crate::outcome::Outcome;
 use crate::protocol::{
-    decode, encode_error, CacheScope, Envelope, RequestId, RpcError, ServerInfo,
+    decode, encode_error, CacheHints, Envelope, RequestId, RpcError, ServerInfo,
 };
 use serde_json::Value;
 use std::fmt;
@@ -45,10 +45,7 @@ pub(crate) struct Inner {
     pub(crate) info: ServerInfo,
     pub(crate) envelope: Envelope,
     pub(crate) instructions: Option<String>,
-    pub(crate) tools_cache: (u64, CacheScope),
-    pub(crate) resources_cache: (u64, CacheScope),
-    pub(crate) prompts_cache: (u64, CacheScope),
-    pub(crate) discover_ttl_ms: u64,
+    pub(crate) cache_hints: CacheHints,
     pub(crate) page_size: usize,
     pub(crate) cursors: CursorCodec,
     #[cfg(feature = "connectome")]
@@ -195,10 +192,7 @@ impl Server {
                 envelope: Envelope::new(&info),
                 info,
                 instructions: config.instructions,
-                tools_cache: (config.tools_ttl_ms, config.tools_cache_scope),
-                resources_cache: (config.resources_ttl_ms, config.resources_cache_scope),
-                prompts_cache: (config.prompts_ttl_ms, config.prompts_cache_scope),
-                discover_ttl_ms: config.discover_ttl_ms,
+                cache_hints: config.cache_hints,
                 page_size: config.page_size,
                 #[cfg(feature = "connectome")]
                 collector: config.collector,
@@ -231,24 +225,9 @@ impl Server {
     /// as [`crate::CallContext::extensions`].
     pub fn handle_with(&self, frame: &[u8], carrier: Carrier, extensions: Extensions) -> Step {
         match decode(frame) {
-            Ok(message) => self.handle_message_with(message, carrier, extensions),
+            Ok(message) => route::route(&self.inner, message, route::Era::of(carrier), extensions),
             Err(e) => Step::Reply(Reply::error(e.id.as_ref(), e.error)),
         }
-    }
-
-    /// Routes one decoded message (the HTTP transport decodes first to check headers).
-    pub fn handle_message(&self, message: crate::protocol::Incoming, carrier: Carrier) -> Step {
-        self.handle_message_with(message, carrier, Extensions::new())
-    }
-
-    /// [`Server::handle_message`] with the host's `extensions` attached.
-    pub fn handle_message_with(
-        &self,
-        message: crate::protocol::Incoming,
-        carrier: Carrier,
-        extensions: Extensions,
-    ) -> Step {
-        route::route(&self.inner, message, route::Era::of(carrier), extensions)
     }
 
     /// Routes one decoded message in the era its transport found (the HTTP header rules).
@@ -262,29 +241,31 @@ impl Server {
         route::route(&self.inner, message, era, extensions)
     }
 
-    /// Handles one frame and runs any host work it needs: the whole request, in one await.
+    /// Answers one frame: [`Server::handle`], then any host work it needs run here, the
+    /// whole request in one await. (To *serve* is to run a transport over a connection until
+    /// it ends: `transport::stdio::serve`, `transport::http::serve`.)
     ///
     /// # Cancel safety
     /// Dropping the future drops the host's future with it (see [`crate::Dispatch`]).
-    pub async fn serve(&self, frame: &[u8], carrier: Carrier) -> Served {
-        self.serve_with(frame, carrier, Extensions::new()).await
+    pub async fn answer(&self, frame: &[u8], carrier: Carrier) -> Answer {
+        self.answer_with(frame, carrier, Extensions::new()).await
     }
 
-    /// [`Server::serve`] with the host's `extensions` attached.
+    /// [`Server::answer`] with the host's `extensions` attached.
     ///
     /// # Cancel safety
-    /// As [`Server::serve`].
-    pub async fn serve_with(
+    /// As [`Server::answer`].
+    pub async fn answer_with(
         &self,
         frame: &[u8],
         carrier: Carrier,
         extensions: Extensions,
-    ) -> Served {
+    ) -> Answer {
         match self.handle_with(frame, carrier, extensions) {
-            Step::Reply(r) => Served::Reply(r),
-            Step::Silent => Served::Silent,
-            Step::Pending(p) => Served::Reply(p.run().await),
-            Step::Close(r) => Served::Close(r),
+            Step::Reply(r) => Answer::Reply(r),
+            Step::Silent => Answer::Silent,
+            Step::Pending(p) => Answer::Reply(p.run().await),
+            Step::Close(r) => Answer::Close(r),
         }
     }
 
@@ -353,10 +334,10 @@ impl Server {
     }
 }
 
-/// The outcome of [`Server::serve`].
+/// What [`Server::answer`] asks the caller to write: a [`Step`] with its host work done.
 #[derive(Debug)]
 #[must_use]
-pub enum Served {
+pub enum Answer {
     /// Write this reply.
     Reply(Reply),
     /// Write nothing.

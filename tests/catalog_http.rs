@@ -29,7 +29,9 @@ fn server() -> Server {
                 None => Ok(vec![ResourceContents::text(uri, "index")]),
             }
         })
-        .prompt(PromptSpec::new("greet").argument(PromptArgument::new("who").required(true)))
+        .prompt(
+            PromptSpec::new("greet").with_argument(PromptArgument::new("who").with_required(true)),
+        )
         .renderer(|_n: String, a: Arguments| async move {
             let who = a
                 .get("who")

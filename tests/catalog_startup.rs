@@ -15,7 +15,7 @@ fn refuse(c: Catalog) -> ConfigError {
 }
 
 fn tool(name: &str, schema: Value) -> ToolSpec {
-    ToolSpec::new(name, "t").input_schema(schema)
+    ToolSpec::new(name, "t").with_input_schema(schema)
 }
 
 #[test]
@@ -216,8 +216,8 @@ fn resources_templates_and_prompts_are_checked() {
         Catalog::new()
             .prompt(
                 PromptSpec::new("p")
-                    .argument(PromptArgument::new("a"))
-                    .argument(PromptArgument::new("a")),
+                    .with_argument(PromptArgument::new("a"))
+                    .with_argument(PromptArgument::new("a")),
             )
             .renderer(renderer),
     );
@@ -265,9 +265,11 @@ fn what_tools_list_advertises_is_the_schema_tools_call_enforces() {
 
 #[test]
 fn output_schemas_are_compiled_at_startup_and_refused_naming_tool_and_pointer() {
-    let e = refuse(Catalog::new().tool(ToolSpec::new("t", "x").output_schema(
-        json!({"type":"object","properties":{"celsius":{"type":"number","minimumm":0}}}),
-    )));
+    let e = refuse(
+        Catalog::new().tool(ToolSpec::new("t", "x").with_output_schema(
+            json!({"type":"object","properties":{"celsius":{"type":"number","minimumm":0}}}),
+        )),
+    );
     match &e {
         ConfigError::OutputSchema { tool, source } => {
             assert_eq!(tool, "t");
@@ -279,7 +281,7 @@ fn output_schemas_are_compiled_at_startup_and_refused_naming_tool_and_pointer() 
     assert!(e.to_string().contains("/properties/celsius"), "{e}");
 
     let e = refuse(Catalog::new().tool(
-        ToolSpec::new("t", "x").output_schema(json!({"type":"object","required":"celsius"})),
+        ToolSpec::new("t", "x").with_output_schema(json!({"type":"object","required":"celsius"})),
     ));
     assert!(matches!(e, ConfigError::OutputSchema { .. }), "{e}");
 }
@@ -291,7 +293,8 @@ fn output_schema_root_must_be_an_object() {
         json!({}),
         json!({"type":["object","null"]}),
     ] {
-        let e = refuse(Catalog::new().tool(ToolSpec::new("t", "x").output_schema(root.clone())));
+        let e =
+            refuse(Catalog::new().tool(ToolSpec::new("t", "x").with_output_schema(root.clone())));
         assert_eq!(
             e,
             ConfigError::OutputSchemaRootNotObject { tool: "t".into() },
@@ -302,7 +305,7 @@ fn output_schema_root_must_be_an_object() {
     let schema =
         json!({"type":"object","properties":{"celsius":{"type":"number"}},"required":["celsius"]});
     let server = Server::new(with_dispatch(
-        Catalog::new().tool(ToolSpec::new("t", "x").output_schema(schema.clone())),
+        Catalog::new().tool(ToolSpec::new("t", "x").with_output_schema(schema.clone())),
     ))
     .unwrap();
     assert_eq!(server.advertised_tool("t").unwrap()["outputSchema"], schema);

@@ -7,7 +7,7 @@ use beam_mcp::catalog::{CommandClass, Mode};
 use beam_mcp::connectome::model::{EdgeKey, EdgeKind, Graph, Sign};
 use beam_mcp::connectome::reach::Reach;
 use beam_mcp::ToolSpec;
-use beam_mcp::{Carrier, Catalog, Served, Server, ServerConfig, ToolCall, ToolError, ToolOutput};
+use beam_mcp::{Answer, Carrier, Catalog, Server, ServerConfig, ToolCall, ToolError, ToolOutput};
 use serde_json::{json, Value};
 
 fn root() -> &'static Path {
@@ -67,8 +67,8 @@ fn modern(method: &str, params: Value) -> Vec<u8> {
 }
 
 async fn ask(server: &Server, frame: &[u8]) -> Value {
-    match server.serve(frame, Carrier::Stdio).await {
-        Served::Reply(r) => serde_json::from_slice(r.bytes()).unwrap(),
+    match server.answer(frame, Carrier::Stdio).await {
+        Answer::Reply(r) => serde_json::from_slice(r.bytes()).unwrap(),
         other => panic!("no reply: {other:?}"),
     }
 }
@@ -188,8 +188,8 @@ async fn an_empty_catalog_serves_no_tool_resource_or_prompt() {
 async fn modes_and_command_classes_are_advertised_never_enforced() {
     let catalog = Catalog::new().tool(
         ToolSpec::new("wipe", "Changes things.")
-            .command_class(CommandClass::ACT)
-            .mode(Mode::ReadWrite),
+            .with_command_class(CommandClass::ACT)
+            .with_mode(Mode::ReadWrite),
     );
     let server = Server::new(
         ServerConfig::new(catalog)

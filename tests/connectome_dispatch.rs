@@ -4,12 +4,12 @@ use beam_mcp::connectome::declared::{Declared, DeclaredInput};
 use beam_mcp::connectome::diff::Diff;
 use beam_mcp::connectome::model::{EdgeKey, EdgeKind};
 use beam_mcp::connectome::observed::Collector;
-use beam_mcp::{Carrier, Catalog, Served, Server, ServerConfig, ToolOutput, ToolSpec};
+use beam_mcp::{Answer, Carrier, Catalog, Server, ServerConfig, ToolOutput, ToolSpec};
 use serde_json::json;
 
 fn server(collector: &Collector) -> Server {
     let catalog = Catalog::new()
-        .tool(ToolSpec::new("get_weather", "w").input_schema(json!({
+        .tool(ToolSpec::new("get_weather", "w").with_input_schema(json!({
             "type":"object","properties":{"place":{"type":"string"}},"required":["place"]})))
         .tool(ToolSpec::new("never_called", "n"));
     Server::new(
@@ -22,8 +22,8 @@ fn server(collector: &Collector) -> Server {
 
 async fn call(s: &Server, tool: &str, args: serde_json::Value) {
     let f = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":tool,"arguments":args}});
-    let Served::Reply(_) = s
-        .serve(&serde_json::to_vec(&f).unwrap(), Carrier::Stdio)
+    let Answer::Reply(_) = s
+        .answer(&serde_json::to_vec(&f).unwrap(), Carrier::Stdio)
         .await
     else {
         panic!()

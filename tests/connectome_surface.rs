@@ -23,7 +23,7 @@ use beam_mcp::connectome::surface::{
 use beam_mcp::transport::http::{AllowedOrigins, HttpService};
 use beam_mcp::transport::stdio::{serve, StdioOptions};
 use beam_mcp::{
-    Arguments, BoxFuture, Carrier, Catalog, Served, Server, ServerConfig, ToolCall, ToolError,
+    Answer, Arguments, BoxFuture, Carrier, Catalog, Server, ServerConfig, ToolCall, ToolError,
     ToolOutput, ToolSpec,
 };
 use serde_json::{json, Value};
@@ -77,10 +77,10 @@ fn rpc(id: u64, method: &str, mut params: Value) -> Value {
 
 async fn ask(server: &Server, request: &Value) -> Value {
     match server
-        .serve(&serde_json::to_vec(request).unwrap(), Carrier::Stdio)
+        .answer(&serde_json::to_vec(request).unwrap(), Carrier::Stdio)
         .await
     {
-        Served::Reply(r) => serde_json::from_slice(r.bytes()).unwrap(),
+        Answer::Reply(r) => serde_json::from_slice(r.bytes()).unwrap(),
         other => panic!("no reply: {other:?}"),
     }
 }
@@ -91,9 +91,9 @@ fn observe_spec() -> ToolSpec {
         "observe",
         "Read one connectome export (declared, observed, diff or effective) as canonical bytes.",
     )
-    .command_class(CommandClass::OBSERVE)
-    .mode(Mode::ReadOnly)
-    .input_schema(json!({
+    .with_command_class(CommandClass::OBSERVE)
+    .with_mode(Mode::ReadOnly)
+    .with_input_schema(json!({
         "type": "object",
         "properties": {"export": {"type": "string", "description": "declared, observed, diff or effective"}},
         "required": ["export"],
@@ -105,18 +105,18 @@ fn observe_spec() -> ToolSpec {
 fn base_catalog() -> Catalog {
     Catalog::new()
         .tool(
-            ToolSpec::new("get_weather", "Weather.").input_schema(json!({
+            ToolSpec::new("get_weather", "Weather.").with_input_schema(json!({
                 "type": "object",
                 "properties": {"place": {"type": "string"}},
                 "required": ["place"]
             })),
         )
-        .resource(ResourceSpec::new("weather://places", "places").mime_type("text/plain"))
+        .resource(ResourceSpec::new("weather://places", "places").with_mime_type("text/plain"))
         .resource(ResourceTemplateSpec::new("weather://place/{name}", "place"))
         .prompt(
             PromptSpec::new("forecast")
-                .description("Ask for a forecast.")
-                .argument(PromptArgument::new("place").required(true)),
+                .with_description("Ask for a forecast.")
+                .with_argument(PromptArgument::new("place").with_required(true)),
         )
         .renderer(|_name: String, _args: Arguments| async move {
             Ok::<_, RenderError>(RenderedPrompt::new(vec![PromptMessage::new(

@@ -19,24 +19,27 @@ fn wire(c: &Content) -> Value {
 
 fn every_block() -> Vec<(Content, &'static str)> {
     let full = Annotations::new()
-        .audience([Role::User, Role::Assistant])
-        .priority(0.25)
+        .with_audience([Role::User, Role::Assistant])
+        .with_priority(0.25)
         .unwrap()
-        .last_modified("2026-01-12T15:00:58Z");
+        .with_last_modified("2026-01-12T15:00:58Z");
     vec![
         (Content::text("hello"), "TextContent"),
-        (Content::text("").annotations(full.clone()), "TextContent"),
+        (
+            Content::text("").with_annotations(full.clone()),
+            "TextContent",
+        ),
         (
             Content::image(vec![0u8, 1, 2, 255], "image/png"),
             "ImageContent",
         ),
         (
-            Content::image(Vec::new(), "image/jpeg").annotations(full.clone()),
+            Content::image(Vec::new(), "image/jpeg").with_annotations(full.clone()),
             "ImageContent",
         ),
         (Content::audio(vec![7u8; 33], "audio/wav"), "AudioContent"),
         (
-            Content::audio(vec![1u8], "audio/ogg").annotations(full.clone()),
+            Content::audio(vec![1u8], "audio/ogg").with_annotations(full.clone()),
             "AudioContent",
         ),
         (
@@ -45,9 +48,9 @@ fn every_block() -> Vec<(Content, &'static str)> {
         ),
         (
             Content::resource(
-                ResourceContents::text("file:///a.md", "# hi").mime_type("text/markdown"),
+                ResourceContents::text("file:///a.md", "# hi").with_mime_type("text/markdown"),
             )
-            .annotations(full.clone()),
+            .with_annotations(full.clone()),
             "EmbeddedResource",
         ),
         (
@@ -56,7 +59,7 @@ fn every_block() -> Vec<(Content, &'static str)> {
         ),
         (
             Content::resource(
-                ResourceContents::blob("file:///a.png", vec![0x89u8]).mime_type("image/png"),
+                ResourceContents::blob("file:///a.png", vec![0x89u8]).with_mime_type("image/png"),
             ),
             "EmbeddedResource",
         ),
@@ -67,12 +70,12 @@ fn every_block() -> Vec<(Content, &'static str)> {
         (
             Content::resource_link(
                 ResourceLink::new("https://example.com/r/1", "r1")
-                    .title("Report one")
-                    .description("The first report.")
-                    .mime_type("application/pdf")
-                    .size(48_213),
+                    .with_title("Report one")
+                    .with_description("The first report.")
+                    .with_mime_type("application/pdf")
+                    .with_size(48_213),
             )
-            .annotations(full),
+            .with_annotations(full),
             "ResourceLink",
         ),
     ]
@@ -147,20 +150,20 @@ fn wire_forms_are_exact() {
     );
     assert_eq!(
         wire(&Content::resource(
-            ResourceContents::text("test://r", "x").mime_type("text/plain")
+            ResourceContents::text("test://r", "x").with_mime_type("text/plain")
         )),
         json!({"type": "resource", "resource": {"uri": "test://r", "mimeType": "text/plain", "text": "x"}})
     );
     assert_eq!(
         wire(&Content::resource_link(
-            ResourceLink::new("test://r", "r").size(3)
+            ResourceLink::new("test://r", "r").with_size(3)
         )),
         json!({"type": "resource_link", "uri": "test://r", "name": "r", "size": 3})
     );
-    let annotated = Content::text("x").annotations(
+    let annotated = Content::text("x").with_annotations(
         Annotations::new()
-            .audience([Role::Assistant, Role::Assistant, Role::User])
-            .priority(0.0)
+            .with_audience([Role::Assistant, Role::Assistant, Role::User])
+            .with_priority(0.0)
             .unwrap(),
     );
     assert_eq!(
@@ -169,7 +172,7 @@ fn wire_forms_are_exact() {
     );
     // Empty annotations are not sent at all.
     assert_eq!(
-        wire(&Content::text("x").annotations(Annotations::new())),
+        wire(&Content::text("x").with_annotations(Annotations::new())),
         json!({"type": "text", "text": "x"})
     );
 }
@@ -177,12 +180,12 @@ fn wire_forms_are_exact() {
 #[test]
 fn a_priority_outside_zero_to_one_is_refused() {
     for bad in [-0.01, 1.01, f64::NAN, f64::INFINITY] {
-        let e = Annotations::new().priority(bad).unwrap_err();
+        let e = Annotations::new().with_priority(bad).unwrap_err();
         assert!(e.to_string().contains("outside [0, 1]"), "{e}");
     }
     for good in [0.0, 0.5, 1.0] {
         assert_eq!(
-            Annotations::new().priority(good).unwrap().priority_value(),
+            Annotations::new().with_priority(good).unwrap().priority(),
             Some(good)
         );
     }

@@ -191,13 +191,13 @@ fn fips_lists_exactly_the_algorithms_accepted() {
     for name in &names {
         if name != "hmac-sha256" {
             assert!(
-                DigestAlgorithm::from_name(name).is_ok(),
+                name.parse::<DigestAlgorithm>().is_ok(),
                 "{name} not accepted"
             );
         }
     }
     for weak in ["md5", "sha1", "sha224", "sha3-256", "blake3"] {
-        assert!(DigestAlgorithm::from_name(weak).is_err(), "{weak} accepted");
+        assert!(weak.parse::<DigestAlgorithm>().is_err(), "{weak} accepted");
     }
     for row in &rows {
         assert_exist("docs/fips.md", &named_tests(&row[3]));

@@ -50,7 +50,7 @@ fn token_service() -> mpsc::Sender<(String, oneshot::Sender<Option<Principal>>)>
 fn server(ran: Arc<AtomicUsize>) -> Server {
     let catalog = Catalog::new()
         .tool(
-            ToolSpec::new("whoami", "Says who called.").input_schema(json!({
+            ToolSpec::new("whoami", "Says who called.").with_input_schema(json!({
                 "type": "object", "properties": {}
             })),
         )

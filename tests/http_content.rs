@@ -70,11 +70,13 @@ struct Seen {
 
 fn server(seen: Arc<Seen>) -> Server {
     let catalog = Catalog::new()
-        .tool(ToolSpec::new("good", "Valid structured result.").output_schema(celsius_schema()))
-        .tool(ToolSpec::new("bad", "Breaks its own schema.").output_schema(celsius_schema()))
+        .tool(
+            ToolSpec::new("good", "Valid structured result.").with_output_schema(celsius_schema()),
+        )
+        .tool(ToolSpec::new("bad", "Breaks its own schema.").with_output_schema(celsius_schema()))
         .tool(
             ToolSpec::new("missing", "Declares a schema, returns text.")
-                .output_schema(celsius_schema()),
+                .with_output_schema(celsius_schema()),
         )
         .tool(ToolSpec::new(
             "not_object",
@@ -84,8 +86,8 @@ fn server(seen: Arc<Seen>) -> Server {
         .tool(ToolSpec::new("gallery", "Every block."))
         .prompt(
             PromptSpec::new("p")
-                .argument(PromptArgument::new("a").required(true))
-                .argument(PromptArgument::new("b")),
+                .with_argument(PromptArgument::new("a").with_required(true))
+                .with_argument(PromptArgument::new("b")),
         )
         .resource(ResourceTemplateSpec::new("t://{x}/y", "t"))
         .reader(
@@ -132,12 +134,12 @@ fn server(seen: Arc<Seen>) -> Server {
                 .and(Content::resource_blob("t://1/y", vec![0xffu8]))
                 .and(
                     Content::resource_link(
-                        ResourceLink::new("t://2/y", "two").mime_type("text/plain"),
+                        ResourceLink::new("t://2/y", "two").with_mime_type("text/plain"),
                     )
-                    .annotations(
+                    .with_annotations(
                         Annotations::new()
-                            .audience([Role::User])
-                            .priority(0.5)
+                            .with_audience([Role::User])
+                            .with_priority(0.5)
                             .unwrap(),
                     ),
                 ),

@@ -204,7 +204,7 @@ async fn server_discover_lists_every_revision_served() {
         );
     })
     .await;
-    each(rig::service().serve_2026_07_28_only(), async |c| {
+    each(rig::service().only_2026_07_28(), async |c| {
         let r = c.post(&rpc("server/discover", json!({}))).await;
         assert_eq!(r.json()["result"]["supportedVersions"], json!([MODERN]));
     })
@@ -312,7 +312,7 @@ async fn mcp_headers_on_a_legacy_request_must_agree_with_its_body() {
 
 #[tokio::test]
 async fn a_host_may_serve_2026_07_28_only() {
-    each(rig::service().serve_2026_07_28_only(), async |c| {
+    each(rig::service().only_2026_07_28(), async |c| {
         let r = c.post_plain(&initialize(), &[]).await;
         assert_eq!((r.status.as_u16(), r.code()), (404, -32601));
         let r = c.post_plain(&lrpc("ping", json!({})), &[V]).await;

@@ -11,7 +11,7 @@ use beam_mcp::runtime::{Runtime, RuntimeConfig, RuntimeMsg, StdioIo, STDIO};
 use beam_mcp::transport::http::{AllowedOrigins, HttpService, Refusal, ServeOptions};
 use beam_mcp::transport::stdio::{self, StdioOptions};
 use beam_mcp::{
-    Carrier, Catalog, Extensions, Outcome, RefusalReason, Served, Server, ServerConfig, ToolCall,
+    Answer, Carrier, Catalog, Extensions, Outcome, RefusalReason, Server, ServerConfig, ToolCall,
     ToolError, ToolOutput, ToolSpec,
 };
 use serde_json::{json, Value};
@@ -28,7 +28,7 @@ struct Principal(String);
 fn server() -> Server {
     let catalog = Catalog::new().tool(
         ToolSpec::new("whoami", "Says who called.")
-            .input_schema(json!({"type": "object", "properties": {"n": {"type": "integer"}}})),
+            .with_input_schema(json!({"type": "object", "properties": {"n": {"type": "integer"}}})),
     );
     let config = ServerConfig::new(catalog).dispatch(|call: ToolCall| async move {
         let carrier = format!("{:?}", call.context.carrier);
@@ -180,10 +180,10 @@ async fn replies_carry_typed_outcomes() {
         let s = s.clone();
         async move {
             match s
-                .serve_with(&serde_json::to_vec(&frame).unwrap(), Carrier::Stdio, ext)
+                .answer_with(&serde_json::to_vec(&frame).unwrap(), Carrier::Stdio, ext)
                 .await
             {
-                Served::Reply(r) => r,
+                Answer::Reply(r) => r,
                 other => panic!("{other:?}"),
             }
         }
@@ -208,7 +208,7 @@ async fn replies_carry_typed_outcomes() {
     let refused = r.outcome().refused().unwrap();
     assert!(refused.is_unknown_tool());
     assert_eq!(refused.code(), -32602);
-    let Served::Reply(r) = s.serve(b"{not json", Carrier::Stdio).await else {
+    let Answer::Reply(r) = s.answer(b"{not json", Carrier::Stdio).await else {
         panic!()
     };
     assert!(r.outcome().refused().unwrap().is_parse_error());

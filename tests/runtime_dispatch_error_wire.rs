@@ -6,17 +6,16 @@
 
 use beam_mcp::protocol::MAX_ECHO_BYTES;
 use beam_mcp::runtime::{Runtime, RuntimeConfig};
-use beam_mcp::{Carrier, Catalog, Served, Server, ServerConfig, ToolCall, ToolOutput, ToolSpec};
+use beam_mcp::{Answer, Carrier, Catalog, Server, ServerConfig, ToolCall, ToolOutput, ToolSpec};
 use serde_json::{json, Value};
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(10);
 
 fn server() -> Server {
-    let catalog =
-        Catalog::new().tool(ToolSpec::new("strict", "closed schema").input_schema(
-            json!({"type": "object", "properties": {}, "additionalProperties": false}),
-        ));
+    let catalog = Catalog::new().tool(ToolSpec::new("strict", "closed schema").with_input_schema(
+        json!({"type": "object", "properties": {}, "additionalProperties": false}),
+    ));
     let config =
         ServerConfig::new(catalog).dispatch(|_c: ToolCall| async { Ok(ToolOutput::text("ok")) });
     Server::new(config).unwrap()
@@ -28,8 +27,8 @@ async fn over_the_wire(server: &Server, tool: &str, arguments: &Value) -> Value 
         "params": {"name": tool, "arguments": arguments, "_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {}}}});
-    let Served::Reply(r) = server
-        .serve(&serde_json::to_vec(&frame).unwrap(), Carrier::Stdio)
+    let Answer::Reply(r) = server
+        .answer(&serde_json::to_vec(&frame).unwrap(), Carrier::Stdio)
         .await
     else {
         panic!("answered")

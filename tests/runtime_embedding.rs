@@ -10,7 +10,7 @@ use beam_mcp::runtime::{
     TRANSPORTS,
 };
 use beam_mcp::transport::stdio::StdioOptions;
-use beam_mcp::{Carrier, Extensions, Served};
+use beam_mcp::{Answer, Carrier, Extensions};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -176,8 +176,8 @@ async fn a_host_actor_dispatches_through_the_same_validator_as_tools_call() {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}
     });
-    let Served::Reply(wire) = rt
-        .serve(&serde_json::to_vec(&frame).unwrap(), Carrier::Stdio)
+    let Answer::Reply(wire) = rt
+        .answer(&serde_json::to_vec(&frame).unwrap(), Carrier::Stdio)
         .await
     else {
         panic!("answered")

@@ -5,7 +5,7 @@
 mod host;
 
 use beam_mcp::runtime::{Runtime, RuntimeConfig, RuntimeHandle, RUNTIME_REFUSAL_CODE};
-use beam_mcp::{Carrier, Served};
+use beam_mcp::{Answer, Carrier};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -129,7 +129,7 @@ async fn a_full_queue_refuses_at_once_with_overloaded() {
 
     // Over the wire too: a JSON-RPC error, not a hang.
     let frame = host::call_frame(7, "slow", json!({"ms": 1}));
-    let Served::Reply(reply) = rt.serve(&frame, Carrier::Stdio).await else {
+    let Answer::Reply(reply) = rt.answer(&frame, Carrier::Stdio).await else {
         panic!("a tools/call is answered")
     };
     let wire: Value = serde_json::from_slice(reply.bytes()).unwrap();

@@ -3,9 +3,9 @@
 //! binary64 value `str::parse::<f64>` (correctly rounded) gives, on the subset and on the
 //! general validator.
 
-use beam_mcp::protocol::decode;
 use beam_mcp::schema::Schema;
-use serde_json::Value;
+use beam_mcp::{Answer, Carrier, Catalog, Server, ServerConfig, ToolCall, ToolOutput, ToolSpec};
+use serde_json::{json, Value};
 
 /// Read by serde_json's default (not correctly rounded) parse, each of these lands one
 /// binary64 step away from its value.
@@ -17,12 +17,36 @@ const LONG: &[&str] = &[
     "0.1000000000000000055511151231257827",
 ];
 
+/// The argument `x` as the tool is handed it, `text` written in a `tools/call` frame: decoded,
+/// validated and normalised by the core, and echoed back in its shortest round-trip form.
 fn argument(text: &str) -> Value {
+    let catalog = Catalog::new().tool(
+        ToolSpec::new("t", "Echo x.")
+            .with_input_schema(json!({"type": "object", "properties": {"x": {"type": "number"}}})),
+    );
+    let server = Server::new(
+        ServerConfig::new(catalog).dispatch(|call: ToolCall| async move {
+            let x = call
+                .arguments
+                .get("x")
+                .map(Value::to_string)
+                .unwrap_or_default();
+            Ok(ToolOutput::text(x))
+        }),
+    )
+    .unwrap();
     let frame = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{{"x":{text}}}}}}}"#
     );
-    let m = decode(frame.as_bytes()).unwrap();
-    m.params.unwrap()["arguments"]["x"].clone()
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let Answer::Reply(reply) = rt.block_on(server.answer(frame.as_bytes(), Carrier::Stdio)) else {
+        panic!("a tools/call is answered")
+    };
+    let v: Value = serde_json::from_slice(reply.bytes()).unwrap();
+    let echoed = v["result"]["content"][0]["text"].as_str().unwrap();
+    serde_json::from_str(echoed).unwrap()
 }
 
 #[test]

@@ -38,7 +38,7 @@ const BOUND: usize = 24;
 
 fn server() -> Server {
     let catalog = Catalog::new().tool(
-        ToolSpec::new("get_weather", "Read the weather.").input_schema(json!({
+        ToolSpec::new("get_weather", "Read the weather.").with_input_schema(json!({
             "type": "object",
             "properties": {
                 "place": {"type": "string", "maxLength": 64},

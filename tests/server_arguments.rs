@@ -3,7 +3,7 @@
 #![allow(unsafe_code)] // the counting allocator below; test-only
 
 use beam_mcp::{
-    Carrier, Catalog, HeaderFaults, Served, Server, ServerConfig, ToolCall, ToolOutput, ToolSpec,
+    Answer, Carrier, Catalog, HeaderFaults, Server, ServerConfig, ToolCall, ToolOutput, ToolSpec,
 };
 use serde_json::{json, Value};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -33,12 +33,12 @@ type Seen = Arc<Mutex<Vec<ToolCall>>>;
 fn server(seen: Seen, keep: bool) -> Server {
     let catalog = Catalog::new()
         .tool(
-            ToolSpec::new("open", "additional properties allowed").input_schema(json!({
+            ToolSpec::new("open", "additional properties allowed").with_input_schema(json!({
                 "type":"object","properties":{"place":{"type":"string"},"n":{"type":"number"}}
             })),
         )
         .tool(
-            ToolSpec::new("general", "2020-12 beyond the subset").input_schema(json!({
+            ToolSpec::new("general", "2020-12 beyond the subset").with_input_schema(json!({
                 "type": "object",
                 "properties": {"place": {"type": "string", "enum": ["Oslo", "Bergen"]}},
                 "patternProperties": {"^tag-": {"type": "string"}},
@@ -48,7 +48,7 @@ fn server(seen: Seen, keep: bool) -> Server {
         )
         .tool(ToolSpec::new("bare", "no schema"))
         .tool(
-            ToolSpec::new("faulty", "misconfigured").input_schema(json!({
+            ToolSpec::new("faulty", "misconfigured").with_input_schema(json!({
                 "type":"object","properties":{"p":{"type":"object","x-mcp-header":"P"}}
             })),
         );
@@ -68,8 +68,8 @@ fn server(seen: Seen, keep: bool) -> Server {
 
 async fn call(s: &Server, tool: &str, args: Value) -> Value {
     let frame = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":tool,"arguments":args}});
-    let Served::Reply(r) = s
-        .serve(&serde_json::to_vec(&frame).unwrap(), Carrier::Stdio)
+    let Answer::Reply(r) = s
+        .answer(&serde_json::to_vec(&frame).unwrap(), Carrier::Stdio)
         .await
     else {
         panic!()
@@ -83,8 +83,8 @@ async fn call_modern(s: &Server, tool: &str, args: Value) -> Value {
         "name":tool,"arguments":args,"_meta":{
             "io.modelcontextprotocol/protocolVersion":"2026-07-28",
             "io.modelcontextprotocol/clientCapabilities":{}}}});
-    let Served::Reply(r) = s
-        .serve(&serde_json::to_vec(&frame).unwrap(), Carrier::Stdio)
+    let Answer::Reply(r) = s
+        .answer(&serde_json::to_vec(&frame).unwrap(), Carrier::Stdio)
         .await
     else {
         panic!()

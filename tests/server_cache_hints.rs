@@ -4,9 +4,10 @@
 use beam_mcp::catalog::{
     PromptSpec, RenderedPrompt, ResourceContents, ResourceSpec, ResourceTemplateSpec,
 };
-use beam_mcp::protocol::CacheScope;
-use beam_mcp::{Arguments, Carrier, Catalog, Served, Server, ServerConfig, ToolOutput, ToolSpec};
+use beam_mcp::protocol::{CacheHint, Cacheable};
+use beam_mcp::{Answer, Arguments, Carrier, Catalog, Server, ServerConfig, ToolOutput, ToolSpec};
 use serde_json::{json, Value};
+use std::time::Duration;
 
 fn server() -> Server {
     let catalog = Catalog::new()
@@ -19,12 +20,19 @@ fn server() -> Server {
     Server::new(
         ServerConfig::new(catalog)
             .dispatch(|_c| async { Ok(ToolOutput::text("ok")) })
-            .tools_ttl_ms(1000)
-            .tools_cache_scope(CacheScope::Public)
-            .resources_ttl_ms(2000)
-            .prompts_ttl_ms(3000)
-            .prompts_cache_scope(CacheScope::Public)
-            .discover_ttl_ms(4000),
+            .cache_hint(Cacheable::Tools, CacheHint::public(Duration::from_secs(1)))
+            .cache_hint(
+                Cacheable::Resources,
+                CacheHint::private(Duration::from_secs(2)),
+            )
+            .cache_hint(
+                Cacheable::Prompts,
+                CacheHint::public(Duration::from_secs(3)),
+            )
+            .cache_hint(
+                Cacheable::Discover,
+                CacheHint::private(Duration::from_secs(4)),
+            ),
     )
     .unwrap()
 }
@@ -34,8 +42,8 @@ async fn ask(s: &Server, method: &str, mut params: Value, modern: bool) -> Value
         params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}});
     }
     let f = json!({"jsonrpc":"2.0","id":1,"method":method,"params":params});
-    let Served::Reply(r) = s
-        .serve(&serde_json::to_vec(&f).unwrap(), Carrier::Stdio)
+    let Answer::Reply(r) = s
+        .answer(&serde_json::to_vec(&f).unwrap(), Carrier::Stdio)
         .await
     else {
         panic!()
@@ -87,4 +95,51 @@ async fn hints_follow_the_options_at_the_modern_revision_only() {
     // A blob travels base64-encoded.
     let read = ask(&s, "resources/read", json!({"uri":"a://r"}), true).await;
     assert_eq!(read["contents"][0]["blob"], "AP8=");
+}
+
+#[tokio::test]
+async fn each_result_has_one_hint_and_the_default_is_zero_and_private() {
+    let plain = Server::new(
+        ServerConfig::new(Catalog::new().tool(ToolSpec::new("t", "x")))
+            .dispatch(|_c| async { Ok(ToolOutput::text("ok")) }),
+    )
+    .unwrap();
+    let list = ask(&plain, "tools/list", json!({}), true).await;
+    assert_eq!(
+        (list["ttlMs"].clone(), list["cacheScope"].clone()),
+        (json!(0), json!("private"))
+    );
+    let d = ask(&plain, "server/discover", json!({}), false).await;
+    assert_eq!(
+        (d["ttlMs"].clone(), d["cacheScope"].clone()),
+        (json!(0), json!("private"))
+    );
+
+    // The discover hint takes a scope like every other; a later hint for a result replaces
+    // the earlier one; the ttl travels in whole milliseconds.
+    let hinted = Server::new(
+        ServerConfig::new(Catalog::new().tool(ToolSpec::new("t", "x")))
+            .dispatch(|_c| async { Ok(ToolOutput::text("ok")) })
+            .cache_hint(
+                Cacheable::Discover,
+                CacheHint::public(Duration::from_secs(9)),
+            )
+            .cache_hint(Cacheable::Tools, CacheHint::public(Duration::from_secs(9)))
+            .cache_hint(
+                Cacheable::Tools,
+                CacheHint::private(Duration::from_micros(1500)),
+            ),
+    )
+    .unwrap();
+    let d = ask(&hinted, "server/discover", json!({}), false).await;
+    assert_eq!(
+        (d["ttlMs"].clone(), d["cacheScope"].clone()),
+        (json!(9000), json!("public"))
+    );
+    let list = ask(&hinted, "tools/list", json!({}), true).await;
+    assert_eq!(
+        (list["ttlMs"].clone(), list["cacheScope"].clone()),
+        (json!(1), json!("private"))
+    );
+    assert_eq!(CacheHint::default(), CacheHint::NONE);
 }

@@ -7,7 +7,7 @@ mod rig;
 
 use beam_mcp::transport::http::{AllowedOrigins, HttpService};
 use beam_mcp::{
-    Carrier, Catalog, Served, Server, ServerConfig, ToolCall, ToolError, ToolOutput, ToolSpec,
+    Answer, Carrier, Catalog, Server, ServerConfig, ToolCall, ToolError, ToolOutput, ToolSpec,
 };
 use rig::{spawn, Client, BOTH, MODERN};
 use serde_json::{json, Value};
@@ -20,9 +20,9 @@ fn server(calls: Arc<AtomicUsize>) -> Server {
     let catalog = Catalog::new()
         .tool(
             ToolSpec::new("summarise", "Needs sampling and roots.")
-                .requires_client_capability("sampling")
-                .requires_client_capability("roots")
-                .requires_client_capability("sampling"),
+                .with_required_client_capability("sampling")
+                .with_required_client_capability("roots")
+                .with_required_client_capability("sampling"),
         )
         .tool(ToolSpec::new("plain", "Needs nothing."));
     let config = ServerConfig::new(catalog).dispatch(move |_: ToolCall| {
@@ -44,10 +44,10 @@ fn call(name: &str, caps: Value) -> Value {
 
 async fn reply(server: &Server, body: &Value, carrier: Carrier) -> Value {
     match server
-        .serve(&serde_json::to_vec(body).unwrap(), carrier)
+        .answer(&serde_json::to_vec(body).unwrap(), carrier)
         .await
     {
-        Served::Reply(r) => serde_json::from_slice(r.bytes()).unwrap(),
+        Answer::Reply(r) => serde_json::from_slice(r.bytes()).unwrap(),
         other => panic!("no reply: {other:?}"),
     }
 }
@@ -55,9 +55,9 @@ async fn reply(server: &Server, body: &Value, carrier: Carrier) -> Value {
 #[test]
 fn the_spec_lists_each_capability_once_in_order() {
     let tool = ToolSpec::new("t", "d")
-        .requires_client_capability("sampling")
-        .requires_client_capability("roots")
-        .requires_client_capability("sampling");
+        .with_required_client_capability("sampling")
+        .with_required_client_capability("roots")
+        .with_required_client_capability("sampling");
     assert_eq!(tool.required_client_capabilities(), ["sampling", "roots"]);
     assert!(ToolSpec::new("t", "d")
         .required_client_capabilities()

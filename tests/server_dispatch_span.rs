@@ -3,7 +3,7 @@
 //! catalog's tool name and nothing else; a refused call opens none. The span is emitted by the
 //! core whatever features are built, so a collector needs no code in the host.
 
-use beam_mcp::{Carrier, Catalog, Served, Server, ServerConfig, ToolOutput, ToolSpec};
+use beam_mcp::{Answer, Carrier, Catalog, Server, ServerConfig, ToolOutput, ToolSpec};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 use tracing::field::{Field, Visit};
@@ -46,7 +46,7 @@ async fn every_validated_call_opens_one_dispatch_span_naming_the_tool() {
     let seen = Seen::default();
     let _guard =
         tracing::subscriber::set_default(tracing_subscriber::registry().with(seen.clone()));
-    let catalog = Catalog::new().tool(ToolSpec::new("get_weather", "w").input_schema(json!({
+    let catalog = Catalog::new().tool(ToolSpec::new("get_weather", "w").with_input_schema(json!({
         "type": "object", "properties": {"place": {"type": "string"}}, "required": ["place"]
     })));
     let server =
@@ -55,8 +55,8 @@ async fn every_validated_call_opens_one_dispatch_span_naming_the_tool() {
     for args in [json!({"place": "Oslo"}), json!({"place": 5})] {
         let f = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "get_weather", "arguments": args}});
-        let Served::Reply(_) = server
-            .serve(&serde_json::to_vec(&f).unwrap(), Carrier::Stdio)
+        let Answer::Reply(_) = server
+            .answer(&serde_json::to_vec(&f).unwrap(), Carrier::Stdio)
             .await
         else {
             panic!("answered")

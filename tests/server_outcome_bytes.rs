@@ -1,5 +1,5 @@
 //! every typed `Outcome` agrees with the bytes sent beside it, through the real entry
-//! points (`Server::serve` on stdio at both revisions, `RuntimeHandle::serve` through the
+//! points (`Server::answer` on stdio at both revisions, `RuntimeHandle::answer` through the
 //! dispatch pool, `RuntimeHandle::dispatch`): a result, a tool's own error, a panicking tool,
 //! a nonconforming structured result, invalid arguments at either revision, an unknown tool, a
 //! resource not found, a reader that panics, a renderer that refuses, a deadline, overload.
@@ -9,7 +9,7 @@ use beam_mcp::catalog::{
 };
 use beam_mcp::runtime::{Runtime, RuntimeConfig};
 use beam_mcp::{
-    Carrier, Catalog, Outcome, RefusalReason, Reply, Served, Server, ServerConfig, ToolCall,
+    Answer, Carrier, Catalog, Outcome, RefusalReason, Reply, Server, ServerConfig, ToolCall,
     ToolError, ToolOutput, ToolSpec,
 };
 use serde_json::{json, Value};
@@ -18,33 +18,33 @@ use std::time::Duration;
 const LIMIT: Duration = Duration::from_secs(10);
 
 fn server() -> Server {
-    let catalog = Catalog::new()
-        .tool(
-            ToolSpec::new("echo", "ok")
-                .input_schema(json!({"type": "object", "properties": {"n": {"type": "integer"}}})),
-        )
-        .tool(ToolSpec::new("fails", "tool error"))
-        .tool(ToolSpec::new("panics", "panics"))
-        .tool(ToolSpec::new("slow", "sleeps"))
-        .tool(
-            ToolSpec::new("bad_shape", "nonconforming").output_schema(json!({
-                "type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]
-            })),
-        )
-        .resource(ResourceSpec::new("mine://ok", "ok"))
-        .resource(ResourceSpec::new("mine://refused", "refused"))
-        .resource(ResourceSpec::new("mine://boom", "boom"))
-        .reader(|uri: String| async move {
-            match uri.as_str() {
-                "mine://ok" => Ok(vec![ResourceContents::text(uri, "hi")]),
-                "mine://boom" => panic!("reader panicked"),
-                _ => Err(ReadError::new("no")),
-            }
-        })
-        .prompt(PromptSpec::new("greet"))
-        .renderer(|_name: String, _args| async move {
-            Err::<RenderedPrompt, _>(RenderError::new("cannot"))
-        });
+    let catalog =
+        Catalog::new()
+            .tool(ToolSpec::new("echo", "ok").with_input_schema(
+                json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+            ))
+            .tool(ToolSpec::new("fails", "tool error"))
+            .tool(ToolSpec::new("panics", "panics"))
+            .tool(ToolSpec::new("slow", "sleeps"))
+            .tool(
+                ToolSpec::new("bad_shape", "nonconforming").with_output_schema(json!({
+                    "type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]
+                })),
+            )
+            .resource(ResourceSpec::new("mine://ok", "ok"))
+            .resource(ResourceSpec::new("mine://refused", "refused"))
+            .resource(ResourceSpec::new("mine://boom", "boom"))
+            .reader(|uri: String| async move {
+                match uri.as_str() {
+                    "mine://ok" => Ok(vec![ResourceContents::text(uri, "hi")]),
+                    "mine://boom" => panic!("reader panicked"),
+                    _ => Err(ReadError::new("no")),
+                }
+            })
+            .prompt(PromptSpec::new("greet"))
+            .renderer(|_name: String, _args| async move {
+                Err::<RenderedPrompt, _>(RenderError::new("cannot"))
+            });
     let config = ServerConfig::new(catalog).dispatch(|call: ToolCall| async move {
         match &*call.tool {
             "echo" => Ok(ToolOutput::text("ok")),
@@ -111,8 +111,8 @@ fn check(reply: &Reply) -> Outcome {
 }
 
 async fn one(server: &Server, f: &[u8]) -> Reply {
-    match server.serve(f, Carrier::Stdio).await {
-        Served::Reply(r) => r,
+    match server.answer(f, Carrier::Stdio).await {
+        Answer::Reply(r) => r,
         other => panic!("no reply: {other:?}"),
     }
 }
@@ -202,17 +202,17 @@ async fn pool_refusals_agree_with_their_bytes_and_predicates() {
     let first = {
         let rt = rt.clone();
         let slow = slow.clone();
-        tokio::spawn(async move { rt.serve(&slow, Carrier::Stdio).await })
+        tokio::spawn(async move { rt.answer(&slow, Carrier::Stdio).await })
     };
     tokio::time::sleep(Duration::from_millis(50)).await;
-    let Served::Reply(shed) = rt.serve(&slow, Carrier::Stdio).await else {
+    let Answer::Reply(shed) = rt.answer(&slow, Carrier::Stdio).await else {
         panic!()
     };
     let o = check(&shed);
     let r = o.refused().unwrap();
     assert!(r.is_overloaded() && !r.is_deadline() && !r.is_unavailable() && !r.is_internal());
     assert_eq!(r.reason(), Some(RefusalReason::Overloaded));
-    let Served::Reply(late) = tokio::time::timeout(LIMIT, first).await.unwrap().unwrap() else {
+    let Answer::Reply(late) = tokio::time::timeout(LIMIT, first).await.unwrap().unwrap() else {
         panic!()
     };
     let o = check(&late);

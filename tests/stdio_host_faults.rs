@@ -5,7 +5,7 @@
 use beam_mcp::catalog::{ResourceContents, ResourceTemplateSpec, MAX_TEMPLATE_URI_BYTES};
 use beam_mcp::transport::stdio::{serve, StdioOptions};
 use beam_mcp::{
-    BoxFuture, Carrier, Catalog, Served, Server, ServerConfig, ToolCall, ToolError, ToolOutput,
+    Answer, BoxFuture, Carrier, Catalog, Server, ServerConfig, ToolCall, ToolError, ToolOutput,
     ToolSpec,
 };
 use serde_json::{json, Value};
@@ -111,8 +111,8 @@ async fn long_uris_are_matched_by_no_template_so_matching_stays_bounded() {
         let s = s.clone();
         async move {
             let f = json!({"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":uri}});
-            let Served::Reply(r) = s
-                .serve(&serde_json::to_vec(&f).unwrap(), Carrier::Stdio)
+            let Answer::Reply(r) = s
+                .answer(&serde_json::to_vec(&f).unwrap(), Carrier::Stdio)
                 .await
             else {
                 panic!()
@@ -141,13 +141,13 @@ async fn initialize_is_answered_on_every_carrier_and_null_top_level_meta_is_refu
     // HTTP serves 2025-11-25 by default (its 2026-07-28-only mode is the service's, tested in
     // tests/http_legacy.rs).
     for carrier in [Carrier::Http, Carrier::Stdio] {
-        let Served::Reply(r) = s.serve(init, carrier).await else {
+        let Answer::Reply(r) = s.answer(init, carrier).await else {
             panic!()
         };
         assert_eq!(r.error_code(), None, "{carrier:?}");
     }
     let null_meta = br#"{"jsonrpc":"2.0","id":1,"method":"ping","_meta":null}"#;
-    let Served::Reply(r) = s.serve(null_meta, Carrier::Stdio).await else {
+    let Answer::Reply(r) = s.answer(null_meta, Carrier::Stdio).await else {
         panic!()
     };
     assert_eq!(r.error_code(), Some(-32602));

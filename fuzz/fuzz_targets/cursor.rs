@@ -5,7 +5,7 @@
 //! key round-trips through encode and decode; a cursor with one character changed is refused.
 #![no_main]
 
-use beam_mcp::catalog::cursor::{CursorCodec, ListKind};
+use beam_mcp::__fuzz::{CursorCodec, ListKind};
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 

@@ -125,7 +125,7 @@ fn name(n: &Name) -> Option<HeaderName> {
 fn server() -> Server {
     let catalog = Catalog::new()
         .tool(
-            ToolSpec::new("get_weather", "Weather.").input_schema(json!({
+            ToolSpec::new("get_weather", "Weather.").with_input_schema(json!({
                 "type": "object",
                 "properties": {
                     "place": {"type": "string", "x-mcp-header": "Place"},
@@ -136,7 +136,7 @@ fn server() -> Server {
             })),
         )
         .tool(
-            ToolSpec::new("strict", "Nothing undeclared.").input_schema(json!({
+            ToolSpec::new("strict", "Nothing undeclared.").with_input_schema(json!({
                 "type": "object",
                 "properties": {"place": {"type": "string"}},
                 "additionalProperties": false

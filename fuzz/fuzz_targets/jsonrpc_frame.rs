@@ -5,7 +5,8 @@
 //! a refusal encodes to a JSON-RPC error object that is JSON.
 #![no_main]
 
-use beam_mcp::protocol::{decode, encode_error, encode_result, exceeds_depth, MAX_DEPTH};
+use beam_mcp::__fuzz::decode;
+use beam_mcp::protocol::{encode_error, encode_result, exceeds_depth, MAX_DEPTH};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 

@@ -47,7 +47,9 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
             "--target-kind" => input.target_kinds.push(value()?),
             "--tools" => tools = Some(PathBuf::from(value()?)),
             "--digest" => {
-                digest = DigestAlgorithm::from_name(&value()?).map_err(|e| e.to_string())?;
+                digest = value()?
+                    .parse::<DigestAlgorithm>()
+                    .map_err(|e| e.to_string())?;
             }
             "--out" => out = Some(PathBuf::from(value()?)),
             other => return Err(format!("unknown argument {other:?}\n{USAGE}")),

@@ -62,7 +62,8 @@ pub struct CompletionRequest {
 ///
 /// ```
 /// use beam_mcp::catalog::Completion;
-/// let c = Completion::new(["Oslo", "Osaka"]).total(2);
+/// let c = Completion::new(["Oslo", "Osaka"]).with_total(2);
+/// assert_eq!(c.total(), Some(2));
 /// assert_eq!(c.values(), ["Oslo", "Osaka"]);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -84,14 +85,14 @@ impl Completion {
 
     /// How many values exist in all, which may exceed those returned.
     #[must_use]
-    pub fn total(mut self, total: u64) -> Self {
+    pub fn with_total(mut self, total: u64) -> Self {
         self.total = Some(total);
         self
     }
 
     /// Whether more values exist than those returned, even if their number is unknown.
     #[must_use]
-    pub fn has_more(mut self, more: bool) -> Self {
+    pub fn with_has_more(mut self, more: bool) -> Self {
         self.has_more = more;
         self
     }
@@ -102,12 +103,12 @@ impl Completion {
     }
 
     /// The total, if given.
-    pub fn total_count(&self) -> Option<u64> {
+    pub fn total(&self) -> Option<u64> {
         self.total
     }
 
     /// Whether more values exist.
-    pub fn is_partial(&self) -> bool {
+    pub fn has_more(&self) -> bool {
         self.has_more
     }
 

@@ -153,16 +153,7 @@ impl CursorCodec {
 ///
 /// `items` must be sorted ascending by `key`, keys unique. The page starts at the first item
 /// whose key is strictly greater than `after` (the whole list when `after` is `None`).
-///
-/// ```
-/// use beam_mcp::catalog::cursor::page;
-/// let keys = ["a", "b", "c"];
-/// let (range, next) = page(&keys, |k| k, None, 2);
-/// assert_eq!((range, next), (0..2, Some("b")));
-/// let (range, next) = page(&keys, |k| k, Some("b"), 2);
-/// assert_eq!((range, next), (2..3, None));
-/// ```
-pub fn page<'a, T>(
+pub(crate) fn page<'a, T>(
     items: &'a [T],
     key: impl Fn(&T) -> &str,
     after: Option<&str>,
@@ -179,4 +170,67 @@ pub fn page<'a, T>(
         None
     };
     (start..end, next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn a_page_ends_where_the_next_resumes() {
+        let keys = ["a", "b", "c"];
+        let (range, next) = page(&keys, |k| k, None, 2);
+        assert_eq!((range, next), (0..2, Some("b")));
+        let (range, next) = page(&keys, |k| k, Some("b"), 2);
+        assert_eq!((range, next), (2..3, None));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        /// Between every two page fetches the list gains and loses items; every item that was there
+        /// at the start and never deleted is still served exactly once, in order.
+        #[test]
+        fn a_changing_list_never_skips_a_pre_existing_item(
+            initial in prop::collection::btree_set("[a-z]{1,4}", 0..60),
+            edits in prop::collection::vec((prop::collection::vec("[a-z]{1,4}", 0..4), prop::collection::vec(0usize..100, 0..3)), 0..40),
+            size in 1usize..8,
+        ) {
+            let codec = CursorCodec::new([7; 32]);
+            let mut list: BTreeSet<String> = initial.clone();
+            let mut deleted = BTreeSet::new();
+            let mut served = Vec::new();
+            let mut cursor: Option<String> = None;
+            let mut round = 0;
+            loop {
+                let keys: Vec<&String> = list.iter().collect();
+                let after = cursor.as_deref().map(|c| codec.decode(ListKind::Tools, c).unwrap());
+                let (range, next) = page(&keys, |k| k.as_str(), after.as_deref(), size);
+                served.extend(keys[range].iter().map(|k| (*k).clone()));
+                let next = next.map(|k| codec.encode(ListKind::Tools, k));
+                drop(keys);
+                let Some(n) = next else { break };
+                cursor = Some(n);
+                if let Some((adds, dels)) = edits.get(round) {
+                    for a in adds { list.insert(a.clone()); }
+                    for d in dels {
+                        if let Some(k) = list.iter().nth(*d % list.len().max(1)).cloned() {
+                            list.remove(&k);
+                            deleted.insert(k);
+                        }
+                    }
+                }
+                round += 1;
+                prop_assert!(round < 10_000);
+            }
+            for k in initial.difference(&deleted) {
+                prop_assert!(served.contains(k), "skipped {k}");
+            }
+            let mut sorted = served.clone();
+            sorted.sort();
+            sorted.dedup();
+            prop_assert_eq!(sorted, served, "served out of order or twice");
+        }
+    }
 }

@@ -28,19 +28,23 @@ impl PromptArgument {
     }
     /// Marks the argument required (or not).
     #[must_use]
-    pub fn required(mut self, required: bool) -> Self {
+    pub fn with_required(mut self, required: bool) -> Self {
         self.required = required;
         self
     }
     /// Sets the description.
     #[must_use]
-    pub fn description(mut self, d: impl Into<String>) -> Self {
+    pub fn with_description(mut self, d: impl Into<String>) -> Self {
         self.description = Some(d.into());
         self
     }
     /// The name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+    /// The description, if any.
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
     }
     /// Whether the argument is required.
     pub fn is_required(&self) -> bool {
@@ -69,25 +73,33 @@ impl PromptSpec {
     }
     /// Sets the title.
     #[must_use]
-    pub fn title(mut self, t: impl Into<String>) -> Self {
+    pub fn with_title(mut self, t: impl Into<String>) -> Self {
         self.title = Some(t.into());
         self
     }
     /// Sets the description.
     #[must_use]
-    pub fn description(mut self, d: impl Into<String>) -> Self {
+    pub fn with_description(mut self, d: impl Into<String>) -> Self {
         self.description = Some(d.into());
         self
     }
-    /// Adds an argument.
+    /// Adds an argument (each call adds one, in order).
     #[must_use]
-    pub fn argument(mut self, a: PromptArgument) -> Self {
+    pub fn with_argument(mut self, a: PromptArgument) -> Self {
         self.arguments.push(a);
         self
     }
     /// The name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+    /// The title, if any.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+    /// The description, if any.
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
     }
     /// The declared arguments.
     pub fn arguments(&self) -> &[PromptArgument] {
@@ -99,7 +111,8 @@ impl PromptSpec {
     ///
     /// ```
     /// use beam_mcp::catalog::{PromptArgument, PromptSpec};
-    /// let p = PromptSpec::new("forecast").argument(PromptArgument::new("place").required(true));
+    /// let p = PromptSpec::new("forecast")
+    ///     .with_argument(PromptArgument::new("place").with_required(true));
     /// let s = p.argument_schema();
     /// assert_eq!(s["required"][0], "place");
     /// assert_eq!(s["additionalProperties"], false);
@@ -204,9 +217,17 @@ impl RenderedPrompt {
     }
     /// Sets the description.
     #[must_use]
-    pub fn description(mut self, d: impl Into<String>) -> Self {
+    pub fn with_description(mut self, d: impl Into<String>) -> Self {
         self.description = Some(d.into());
         self
+    }
+    /// The description, if any.
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+    /// The messages, in order.
+    pub fn messages(&self) -> &[PromptMessage] {
+        &self.messages
     }
 }
 

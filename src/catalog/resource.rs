@@ -6,26 +6,39 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-/// The optional descriptive fields both kinds of resource entry share.
-macro_rules! descriptive_setters {
+/// The optional descriptive fields both kinds of resource entry share: set by `with_<field>`,
+/// read by `<field>()`.
+macro_rules! descriptive_fields {
     () => {
         /// Sets the title.
         #[must_use]
-        pub fn title(mut self, t: impl Into<String>) -> Self {
+        pub fn with_title(mut self, t: impl Into<String>) -> Self {
             self.title = Some(t.into());
             self
         }
         /// Sets the description.
         #[must_use]
-        pub fn description(mut self, d: impl Into<String>) -> Self {
+        pub fn with_description(mut self, d: impl Into<String>) -> Self {
             self.description = Some(d.into());
             self
         }
         /// Sets the MIME type.
         #[must_use]
-        pub fn mime_type(mut self, m: impl Into<String>) -> Self {
+        pub fn with_mime_type(mut self, m: impl Into<String>) -> Self {
             self.mime_type = Some(m.into());
             self
+        }
+        /// The title, if any.
+        pub fn title(&self) -> Option<&str> {
+            self.title.as_deref()
+        }
+        /// The description, if any.
+        pub fn description(&self) -> Option<&str> {
+            self.description.as_deref()
+        }
+        /// The MIME type, if any.
+        pub fn mime_type(&self) -> Option<&str> {
+            self.mime_type.as_deref()
         }
     };
 }
@@ -51,7 +64,7 @@ impl ResourceSpec {
             mime_type: None,
         }
     }
-    descriptive_setters!();
+    descriptive_fields!();
     /// The uri.
     pub fn uri(&self) -> &str {
         &self.uri
@@ -86,7 +99,7 @@ impl ResourceTemplateSpec {
             mime_type: None,
         }
     }
-    descriptive_setters!();
+    descriptive_fields!();
     /// The uri template.
     pub fn uri_template(&self) -> &str {
         &self.uri_template
@@ -171,7 +184,7 @@ impl ResourceContents {
     }
     /// Sets the MIME type.
     #[must_use]
-    pub fn mime_type(mut self, m: impl Into<String>) -> Self {
+    pub fn with_mime_type(mut self, m: impl Into<String>) -> Self {
         self.mime_type = Some(m.into());
         self
     }
@@ -182,6 +195,10 @@ impl ResourceContents {
     /// The body.
     pub fn body(&self) -> &ResourceBody {
         &self.body
+    }
+    /// The MIME type, if any.
+    pub fn mime_type(&self) -> Option<&str> {
+        self.mime_type.as_deref()
     }
 }
 

@@ -48,19 +48,25 @@ impl fmt::Display for CommandClass {
 
 /// One tool: what `tools/list` advertises and what `tools/call` enforces, from one source.
 ///
+/// Each field is set by `with_<field>` and read by `<field>()`, as on every spec and content
+/// type of the crate.
+///
 /// ```
 /// use beam_mcp::catalog::{CommandClass, Mode, ToolSpec};
 /// use serde_json::json;
 /// let tool = ToolSpec::new("get_weather", "Read the current weather for a place.")
-///     .command_class(CommandClass::OBSERVE)
-///     .mode(Mode::ReadOnly)
-///     .input_schema(json!({
+///     .with_command_class(CommandClass::OBSERVE)
+///     .with_mode(Mode::ReadOnly)
+///     .with_input_schema(json!({
 ///         "type": "object",
 ///         "properties": {"place": {"type": "string"}},
 ///         "required": ["place"],
 ///         "additionalProperties": false
 ///     }));
 /// assert_eq!(tool.name(), "get_weather");
+/// assert_eq!(tool.mode(), Mode::ReadOnly);
+/// assert_eq!(tool.command_class(), &CommandClass::OBSERVE);
+/// assert!(tool.input_schema().is_some());
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolSpec {
@@ -91,21 +97,21 @@ impl ToolSpec {
 
     /// Sets the human-readable title.
     #[must_use]
-    pub fn title(mut self, title: impl Into<String>) -> Self {
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
         self.title = Some(title.into());
         self
     }
 
     /// Sets the host's class for the tool.
     #[must_use]
-    pub fn command_class(mut self, class: CommandClass) -> Self {
+    pub fn with_command_class(mut self, class: CommandClass) -> Self {
         self.command_class = class;
         self
     }
 
     /// Sets the mode.
     #[must_use]
-    pub fn mode(mut self, mode: Mode) -> Self {
+    pub fn with_mode(mut self, mode: Mode) -> Self {
         self.mode = mode;
         self
     }
@@ -115,14 +121,15 @@ impl ToolSpec {
     /// Without one, the tool takes no arguments: it advertises an open empty object and is
     /// dispatched empty [`crate::schema::Arguments`] whatever the client sent.
     #[must_use]
-    pub fn input_schema(mut self, schema: Value) -> Self {
+    pub fn with_input_schema(mut self, schema: Value) -> Self {
         self.input_schema = Some(schema);
         self
     }
 
     /// Sets the JSON Schema of the tool's structured result (`outputSchema`), compiled by the
-    /// same validator as [`ToolSpec::input_schema`]. Its root must declare `"type": "object"`
-    /// (the 2025-11-25 revision admits nothing else, and the server serves both).
+    /// same validator as [`ToolSpec::with_input_schema`]. Its root must declare
+    /// `"type": "object"` (the 2025-11-25 revision admits nothing else, and the server serves
+    /// both).
     ///
     /// `tools/list` advertises it, and every successful result is checked against it on the
     /// way out: a result with no [`crate::ToolOutput::and_structured`] value, or one the
@@ -132,39 +139,34 @@ impl ToolSpec {
     /// ```
     /// use beam_mcp::ToolSpec;
     /// use serde_json::json;
-    /// let tool = ToolSpec::new("get_weather", "Read the weather.").output_schema(json!({
+    /// let tool = ToolSpec::new("get_weather", "Read the weather.").with_output_schema(json!({
     ///     "type": "object",
     ///     "properties": {"celsius": {"type": "number"}},
     ///     "required": ["celsius"]
     /// }));
-    /// assert!(tool.declared_output_schema().is_some());
+    /// assert!(tool.output_schema().is_some());
     /// ```
     #[must_use]
-    pub fn output_schema(mut self, schema: Value) -> Self {
+    pub fn with_output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(schema);
         self
     }
 
-    /// The declared output schema, if any.
-    pub fn declared_output_schema(&self) -> Option<&Value> {
-        self.output_schema.as_ref()
-    }
-
     /// Requires a client capability (`"sampling"`, `"elicitation"`, `"roots"`, …) of every
-    /// 2026-07-28 call. A call whose `clientCapabilities` lacks it is refused -32021 with
-    /// `data.requiredCapabilities` naming every missing one, before the dispatch runs.
-    /// A 2025-11-25 call declares its capabilities once at `initialize`, not per request,
-    /// and is not checked.
+    /// 2026-07-28 call; each call adds one. A call whose `clientCapabilities` lacks one is
+    /// refused -32021 with `data.requiredCapabilities` naming every missing one, before the
+    /// dispatch runs. A 2025-11-25 call declares its capabilities once at `initialize`, not
+    /// per request, and is not checked.
     ///
     /// ```
     /// use beam_mcp::ToolSpec;
     ///
     /// let tool = ToolSpec::new("summarise", "Summarise with the client's model.")
-    ///     .requires_client_capability("sampling");
+    ///     .with_required_client_capability("sampling");
     /// assert_eq!(tool.required_client_capabilities(), ["sampling"]);
     /// ```
     #[must_use]
-    pub fn requires_client_capability(mut self, capability: impl Into<String>) -> Self {
+    pub fn with_required_client_capability(mut self, capability: impl Into<String>) -> Self {
         let capability = capability.into();
         if !self.required_capabilities.contains(&capability) {
             self.required_capabilities.push(capability);
@@ -172,14 +174,14 @@ impl ToolSpec {
         self
     }
 
-    /// The client capabilities every 2026-07-28 call must declare, in the order required.
-    pub fn required_client_capabilities(&self) -> &[String] {
-        &self.required_capabilities
-    }
-
     /// The tool's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The human-readable title, if any.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
     }
 
     /// The tool's description.
@@ -188,17 +190,27 @@ impl ToolSpec {
     }
 
     /// The host's class.
-    pub fn class(&self) -> &CommandClass {
+    pub fn command_class(&self) -> &CommandClass {
         &self.command_class
     }
 
     /// The mode.
-    pub fn tool_mode(&self) -> Mode {
+    pub fn mode(&self) -> Mode {
         self.mode
     }
 
     /// The declared input schema, if any.
-    pub fn schema(&self) -> Option<&Value> {
+    pub fn input_schema(&self) -> Option<&Value> {
         self.input_schema.as_ref()
+    }
+
+    /// The declared output schema, if any.
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.output_schema.as_ref()
+    }
+
+    /// The client capabilities every 2026-07-28 call must declare, in the order required.
+    pub fn required_client_capabilities(&self) -> &[String] {
+        &self.required_capabilities
     }
 }

@@ -55,11 +55,28 @@ impl DigestAlgorithm {
         }
     }
 
-    /// The algorithm a name denotes (`sha256`, `sha384`, `sha512`).
-    ///
-    /// # Errors
+    /// The lowercase hex digest of `bytes`.
+    pub fn hex_digest(self, bytes: &[u8]) -> String {
+        match self {
+            DigestAlgorithm::Sha256 => hex(&Sha256::digest(bytes)),
+            DigestAlgorithm::Sha384 => hex(&Sha384::digest(bytes)),
+            DigestAlgorithm::Sha512 => hex(&Sha512::digest(bytes)),
+        }
+    }
+}
+
+/// The algorithm a name denotes (`sha256`, `sha384`, `sha512`): `"sha384".parse()`.
+///
+/// ```
+/// use beam_mcp::connectome::canonical::DigestAlgorithm;
+/// assert_eq!("sha384".parse::<DigestAlgorithm>().ok(), Some(DigestAlgorithm::Sha384));
+/// assert!("md5".parse::<DigestAlgorithm>().is_err());
+/// ```
+impl std::str::FromStr for DigestAlgorithm {
     /// [`CanonicalError::UnknownAlgorithm`] for any other name.
-    pub fn from_name(name: &str) -> Result<Self, CanonicalError> {
+    type Err = CanonicalError;
+
+    fn from_str(name: &str) -> Result<Self, CanonicalError> {
         match name {
             "sha256" => Ok(DigestAlgorithm::Sha256),
             "sha384" => Ok(DigestAlgorithm::Sha384),
@@ -67,15 +84,6 @@ impl DigestAlgorithm {
             other => Err(CanonicalError::UnknownAlgorithm {
                 name: other.to_owned(),
             }),
-        }
-    }
-
-    /// The lowercase hex digest of `bytes`.
-    pub fn hex_digest(self, bytes: &[u8]) -> String {
-        match self {
-            DigestAlgorithm::Sha256 => hex(&Sha256::digest(bytes)),
-            DigestAlgorithm::Sha384 => hex(&Sha384::digest(bytes)),
-            DigestAlgorithm::Sha512 => hex(&Sha512::digest(bytes)),
         }
     }
 }
@@ -683,7 +691,7 @@ pub fn verify(bytes: &[u8]) -> Result<Verified, CanonicalError> {
         });
     }
     let algorithm = match map.get("digest_algorithm") {
-        Some(Value::String(name)) => DigestAlgorithm::from_name(name)?,
+        Some(Value::String(name)) => name.parse::<DigestAlgorithm>()?,
         _ => {
             return Err(CanonicalError::MissingMember {
                 member: "digest_algorithm",

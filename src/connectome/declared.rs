@@ -1,13 +1,13 @@
 //! The declared graph: what can happen, read from the host's source.
 //!
 //! [`Declared::build`] takes a [`DeclaredInput`] — the catalog's tools and the crates in
-//! scope — loads the source ([`source`], the only IO here: `cargo metadata` and file reads),
-//! and extracts call edges from the parsed files ([`extract`], pure). Beside the graph it
+//! scope — loads the source (the private `source` module, the only IO here: `cargo metadata` and file reads),
+//! and extracts call edges from the parsed files (the private `extract` module, pure). Beside the graph it
 //! returns a [`CompletenessBound`]: every dynamic dispatch site, every callee outside the
 //! scope and every unreadable entry, with file and line — enumerated, never guessed.
 
-pub mod extract;
-pub mod source;
+mod extract;
+mod source;
 
 use std::fmt;
 use std::path::PathBuf;

@@ -45,9 +45,9 @@
 //!     "observe",
 //!     "Read one connectome export (declared, observed, diff or effective) as canonical bytes.",
 //! )
-//! .command_class(CommandClass::OBSERVE)
-//! .mode(Mode::ReadOnly)
-//! .input_schema(json!({
+//! .with_command_class(CommandClass::OBSERVE)
+//! .with_mode(Mode::ReadOnly)
+//! .with_input_schema(json!({
 //!     "type": "object",
 //!     "properties": {"export": {"type": "string", "description": "declared, observed, diff or effective"}},
 //!     "required": ["export"],
@@ -182,9 +182,9 @@ impl Surface {
     pub fn resources() -> [ResourceSpec; 4] {
         KINDS.map(|kind| {
             ResourceSpec::new(uri_of(kind), format!("connectome-{}", kind.as_str()))
-                .title(title_of(kind))
-                .description(description_of(kind))
-                .mime_type(MIME_TYPE)
+                .with_title(title_of(kind))
+                .with_description(description_of(kind))
+                .with_mime_type(MIME_TYPE)
         })
     }
 
@@ -224,7 +224,7 @@ impl Surface {
         let kind = Surface::kind_of(uri)?;
         Some(
             self.text(kind)
-                .map(|text| vec![ResourceContents::text(uri, text).mime_type(MIME_TYPE)])
+                .map(|text| vec![ResourceContents::text(uri, text).with_mime_type(MIME_TYPE)])
                 .map_err(|e| ReadError::new(e.to_string())),
         )
     }

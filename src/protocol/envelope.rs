@@ -3,6 +3,7 @@
 use super::jsonrpc::RequestId;
 use super::revision::Revision;
 use serde_json::{json, Map, Value};
+use std::time::Duration;
 
 /// The server's identity, as `serverInfo` (2025-11-25 `initialize`) and as
 /// `_meta["io.modelcontextprotocol/serverInfo"]` (every 2026-07-28 result).
@@ -38,6 +39,109 @@ impl CacheScope {
             CacheScope::Private => "private",
             CacheScope::Public => "public",
         }
+    }
+}
+
+/// The cacheable 2026-07-28 results, each with one [`CacheHint`]
+/// (set by [`crate::ServerConfig::cache_hint`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Cacheable {
+    /// `tools/list`.
+    Tools,
+    /// `resources/list`, `resources/templates/list` and `resources/read`.
+    Resources,
+    /// `prompts/list` (`prompts/get` is not cacheable and carries no hint).
+    Prompts,
+    /// `server/discover`.
+    Discover,
+}
+
+impl Cacheable {
+    /// Every cacheable result, in the order of [`CacheHints`]' slots.
+    const ALL: [Cacheable; 4] = [
+        Cacheable::Tools,
+        Cacheable::Resources,
+        Cacheable::Prompts,
+        Cacheable::Discover,
+    ];
+
+    const fn slot(self) -> usize {
+        match self {
+            Cacheable::Tools => 0,
+            Cacheable::Resources => 1,
+            Cacheable::Prompts => 2,
+            Cacheable::Discover => 3,
+        }
+    }
+}
+
+/// How long, and by whom, a cacheable 2026-07-28 result may be cached: its `ttlMs` and
+/// `cacheScope`. The default, [`CacheHint::NONE`], is `ttlMs: 0`, private: the lists a host
+/// serves may differ by caller, which this crate cannot see.
+///
+/// ```
+/// use beam_mcp::protocol::{CacheHint, CacheScope, Cacheable};
+/// use beam_mcp::{Catalog, ServerConfig};
+/// use std::time::Duration;
+///
+/// let hint = CacheHint::public(Duration::from_secs(60));
+/// assert_eq!(hint.scope(), CacheScope::Public);
+/// let config = ServerConfig::new(Catalog::new()).cache_hint(Cacheable::Tools, hint);
+/// # let _ = config;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CacheHint {
+    ttl: Duration,
+    scope: CacheScope,
+}
+
+impl CacheHint {
+    /// `ttlMs: 0`, `cacheScope: "private"`: the default of every result.
+    pub const NONE: CacheHint = CacheHint::new(Duration::ZERO, CacheScope::Private);
+
+    /// A hint of `ttl` (sent in whole milliseconds) and `scope`.
+    pub const fn new(ttl: Duration, scope: CacheScope) -> Self {
+        CacheHint { ttl, scope }
+    }
+
+    /// Cacheable for `ttl` within the same authorisation context.
+    pub const fn private(ttl: Duration) -> Self {
+        CacheHint::new(ttl, CacheScope::Private)
+    }
+
+    /// Cacheable for `ttl` across authorisation contexts.
+    pub const fn public(ttl: Duration) -> Self {
+        CacheHint::new(ttl, CacheScope::Public)
+    }
+
+    /// How long the result may be cached.
+    pub const fn ttl(self) -> Duration {
+        self.ttl
+    }
+
+    /// Who may cache it.
+    pub const fn scope(self) -> CacheScope {
+        self.scope
+    }
+
+    /// `ttlMs`: whole milliseconds, saturating at `u64::MAX`.
+    pub(crate) fn ttl_ms(self) -> u64 {
+        u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
+    }
+}
+
+/// One [`CacheHint`] per [`Cacheable`] result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct CacheHints([CacheHint; Cacheable::ALL.len()]);
+
+impl CacheHints {
+    pub(crate) fn get(&self, of: Cacheable) -> CacheHint {
+        self.0[of.slot()]
+    }
+
+    pub(crate) fn set(&mut self, of: Cacheable, hint: CacheHint) {
+        self.0[of.slot()] = hint;
     }
 }
 
@@ -105,12 +209,14 @@ impl Envelope {
         id: &RequestId,
         revision: Revision,
         mut result: Map<String, Value>,
-        ttl_ms: u64,
-        scope: CacheScope,
+        hint: CacheHint,
     ) -> Vec<u8> {
         if revision.is_modern() {
-            result.insert("ttlMs".into(), Value::from(ttl_ms));
-            result.insert("cacheScope".into(), Value::String(scope.as_str().into()));
+            result.insert("ttlMs".into(), Value::from(hint.ttl_ms()));
+            result.insert(
+                "cacheScope".into(),
+                Value::String(hint.scope().as_str().into()),
+            );
         }
         self.encode(id, revision, &result)
     }

@@ -166,13 +166,8 @@ struct Wire {
 /// `"2.0"`, an id that is neither a string nor an integer or a string id longer than
 /// [`MAX_ID_BYTES`], `params` that is not an object).
 ///
-/// ```
-/// use beam_mcp::protocol::{decode, codes};
-/// let m = decode(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).unwrap();
-/// assert_eq!(m.method, "tools/list");
-/// let e = decode(b"[]").unwrap_err();
-/// assert_eq!(e.error.code(), codes::INVALID_REQUEST);
-/// ```
+/// Not API: the core's first step ([`crate::Server::handle`] decodes and routes), reached from
+/// outside only by the fuzz targets, through `beam_mcp::__fuzz`.
 pub fn decode(bytes: &[u8]) -> Result<Incoming, FrameError> {
     let refuse = |id: Option<RequestId>, reason: &'static str| FrameError {
         id,

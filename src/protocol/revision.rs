@@ -27,12 +27,20 @@ impl Revision {
     pub const fn is_modern(self) -> bool {
         matches!(self, Revision::V2026_07_28)
     }
+}
 
-    /// Parses a wire version string.
-    ///
-    /// # Errors
+/// Parses a wire version string: `"2026-07-28".parse::<Revision>()`.
+///
+/// ```
+/// use beam_mcp::protocol::Revision;
+/// assert_eq!("2025-11-25".parse(), Ok(Revision::V2025_11_25));
+/// assert!("2024-11-05".parse::<Revision>().is_err());
+/// ```
+impl std::str::FromStr for Revision {
     /// [`UnknownRevision`] for any string that is not a served revision, `2024-11-05` included.
-    pub fn parse(s: &str) -> Result<Revision, UnknownRevision> {
+    type Err = UnknownRevision;
+
+    fn from_str(s: &str) -> Result<Revision, UnknownRevision> {
         match s {
             "2025-11-25" => Ok(Revision::V2025_11_25),
             "2026-07-28" => Ok(Revision::V2026_07_28),

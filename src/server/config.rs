@@ -6,7 +6,7 @@ use crate::catalog::Catalog;
 #[cfg(feature = "connectome")]
 use crate::connectome::observed::Collector;
 use crate::dispatch::Dispatch;
-use crate::protocol::CacheScope;
+use crate::protocol::{CacheHint, CacheHints, Cacheable};
 use std::fmt;
 use std::sync::Arc;
 
@@ -30,13 +30,7 @@ pub struct ServerConfig {
     pub(crate) server_name: String,
     pub(crate) server_version: String,
     pub(crate) instructions: Option<String>,
-    pub(crate) tools_ttl_ms: u64,
-    pub(crate) tools_cache_scope: CacheScope,
-    pub(crate) resources_ttl_ms: u64,
-    pub(crate) resources_cache_scope: CacheScope,
-    pub(crate) prompts_ttl_ms: u64,
-    pub(crate) prompts_cache_scope: CacheScope,
-    pub(crate) discover_ttl_ms: u64,
+    pub(crate) cache_hints: CacheHints,
     pub(crate) page_size: usize,
     pub(crate) header_faults: HeaderFaults,
     pub(crate) cursor_key: Option<[u8; 32]>,
@@ -65,13 +59,7 @@ impl ServerConfig {
             server_name: "beam-mcp".into(),
             server_version: env!("CARGO_PKG_VERSION").into(),
             instructions: None,
-            tools_ttl_ms: 0,
-            tools_cache_scope: CacheScope::Private,
-            resources_ttl_ms: 0,
-            resources_cache_scope: CacheScope::Private,
-            prompts_ttl_ms: 0,
-            prompts_cache_scope: CacheScope::Private,
-            discover_ttl_ms: 0,
+            cache_hints: CacheHints::default(),
             page_size: DEFAULT_PAGE_SIZE,
             header_faults: HeaderFaults::RefuseAtStartup,
             cursor_key: None,
@@ -115,53 +103,23 @@ impl ServerConfig {
         self
     }
 
-    /// `ttlMs` on `tools/list` at 2026-07-28 (default 0: the lists a host serves may differ
-    /// by caller, which this crate cannot see).
+    /// The `ttlMs` and `cacheScope` a cacheable result carries at 2026-07-28 (2025-11-25
+    /// results carry neither). Default [`CacheHint::NONE`] for each: `ttlMs: 0`, private, as
+    /// the lists a host serves may differ by caller, which this crate cannot see.
+    ///
+    /// ```
+    /// use beam_mcp::protocol::{CacheHint, Cacheable};
+    /// use beam_mcp::{Catalog, ServerConfig};
+    /// use std::time::Duration;
+    ///
+    /// let config = ServerConfig::new(Catalog::new())
+    ///     .cache_hint(Cacheable::Tools, CacheHint::public(Duration::from_secs(60)))
+    ///     .cache_hint(Cacheable::Resources, CacheHint::private(Duration::from_secs(5)));
+    /// # let _ = config;
+    /// ```
     #[must_use]
-    pub fn tools_ttl_ms(mut self, ttl_ms: u64) -> Self {
-        self.tools_ttl_ms = ttl_ms;
-        self
-    }
-
-    /// `cacheScope` on `tools/list` at 2026-07-28 (default private).
-    #[must_use]
-    pub fn tools_cache_scope(mut self, scope: CacheScope) -> Self {
-        self.tools_cache_scope = scope;
-        self
-    }
-
-    /// `ttlMs` on `resources/list`, `resources/templates/list` and `resources/read` (default 0).
-    #[must_use]
-    pub fn resources_ttl_ms(mut self, ttl_ms: u64) -> Self {
-        self.resources_ttl_ms = ttl_ms;
-        self
-    }
-
-    /// `cacheScope` on the resource results (default private).
-    #[must_use]
-    pub fn resources_cache_scope(mut self, scope: CacheScope) -> Self {
-        self.resources_cache_scope = scope;
-        self
-    }
-
-    /// `ttlMs` on `prompts/list` (default 0; `prompts/get` is not cacheable and carries neither).
-    #[must_use]
-    pub fn prompts_ttl_ms(mut self, ttl_ms: u64) -> Self {
-        self.prompts_ttl_ms = ttl_ms;
-        self
-    }
-
-    /// `cacheScope` on `prompts/list` (default private).
-    #[must_use]
-    pub fn prompts_cache_scope(mut self, scope: CacheScope) -> Self {
-        self.prompts_cache_scope = scope;
-        self
-    }
-
-    /// `ttlMs` on `server/discover` (default 0).
-    #[must_use]
-    pub fn discover_ttl_ms(mut self, ttl_ms: u64) -> Self {
-        self.discover_ttl_ms = ttl_ms;
+    pub fn cache_hint(mut self, cacheable: Cacheable, hint: CacheHint) -> Self {
+        self.cache_hints.set(cacheable, hint);
         self
     }
 

@@ -7,7 +7,7 @@ use crate::content::Content;
 use crate::dispatch::{CallContext, Carrier, Dispatch, ToolCall, ToolError, ToolOutput};
 use crate::metrics;
 use crate::outcome::{Outcome, RefusalReason};
-use crate::protocol::{RequestId, Revision, RpcError};
+use crate::protocol::{Cacheable, RequestId, Revision, RpcError};
 use crate::schema::{Arguments, Schema};
 use serde_json::{json, Map, Value};
 use std::fmt;
@@ -208,12 +208,8 @@ impl Pending {
                         let list = serde_json::to_value(&contents).unwrap_or(Value::Null);
                         let mut r = Map::new();
                         r.insert("contents".into(), list);
-                        let (ttl, scope) = inner.resources_cache;
-                        Reply::result(
-                            inner
-                                .envelope
-                                .encode_cacheable(&id, revision, r, ttl, scope),
-                        )
+                        let hint = inner.cache_hints.get(Cacheable::Resources);
+                        Reply::result(inner.envelope.encode_cacheable(&id, revision, r, hint))
                     }
                     Ok(Err(e)) => {
                         Reply::error(Some(&id), not_found(revision, &uri, Some(e.reason())))

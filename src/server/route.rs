@@ -8,7 +8,9 @@ use crate::dispatch::{CallContext, Carrier, ToolCall};
 use crate::extensions::Extensions;
 use crate::metrics;
 use crate::outcome::{Kind, Outcome};
-use crate::protocol::{codes, encode_result, CacheScope, Incoming, RequestId, Revision, RpcError};
+use crate::protocol::{
+    codes, encode_result, CacheHint, Cacheable, Incoming, RequestId, Revision, RpcError,
+};
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -171,7 +173,7 @@ pub(super) fn revision_of(m: &Incoming, era: Era) -> Result<Revision, RpcError> 
         None => return legacy(era),
     };
     let served = era.served;
-    let revision = match Revision::parse(requested) {
+    let revision = match requested.parse::<Revision>() {
         Ok(r) if served.contains(&r) => r,
         _ => {
             let list: Vec<&str> = served.iter().map(|r| r.as_str()).collect();
@@ -301,11 +303,11 @@ fn list<T: Listed>(
         }
     };
     let (range, next) = page(items, T::key, after.as_deref(), inner.page_size);
-    let cache = match kind {
-        ListKind::Tools => inner.tools_cache,
-        ListKind::Resources | ListKind::ResourceTemplates => inner.resources_cache,
-        ListKind::Prompts => inner.prompts_cache,
-    };
+    let cache = inner.cache_hints.get(match kind {
+        ListKind::Tools => Cacheable::Tools,
+        ListKind::Resources | ListKind::ResourceTemplates => Cacheable::Resources,
+        ListKind::Prompts => Cacheable::Prompts,
+    });
     let body = ListBody {
         field: T::FIELD,
         items: items[range].iter().map(T::wire).collect(),
@@ -368,7 +370,7 @@ struct ListBody<'a> {
     field: &'static str,
     items: Vec<&'a RawValue>,
     next: Option<String>,
-    cache: Option<(u64, CacheScope)>,
+    cache: Option<CacheHint>,
 }
 
 impl serde::Serialize for ListBody<'_> {
@@ -379,9 +381,9 @@ impl serde::Serialize for ListBody<'_> {
         if let Some(next) = &self.next {
             m.serialize_entry("nextCursor", next)?;
         }
-        if let Some((ttl, scope)) = self.cache {
-            m.serialize_entry("ttlMs", &ttl)?;
-            m.serialize_entry("cacheScope", scope.as_str())?;
+        if let Some(hint) = self.cache {
+            m.serialize_entry("ttlMs", &hint.ttl_ms())?;
+            m.serialize_entry("cacheScope", hint.scope().as_str())?;
         }
         m.end()
     }
@@ -415,8 +417,12 @@ fn discover(inner: &Inner, era: Era) -> Map<String, Value> {
     if let Some(i) = &inner.instructions {
         r.insert("instructions".into(), Value::String(i.clone()));
     }
-    r.insert("ttlMs".into(), Value::from(inner.discover_ttl_ms));
-    r.insert("cacheScope".into(), Value::String("private".into()));
+    let hint = inner.cache_hints.get(Cacheable::Discover);
+    r.insert("ttlMs".into(), Value::from(hint.ttl_ms()));
+    r.insert(
+        "cacheScope".into(),
+        Value::String(hint.scope().as_str().into()),
+    );
     r
 }
 

@@ -28,7 +28,7 @@ pub const BOTH: [Proto; 2] = [Proto::H1, Proto::H2];
 pub fn server() -> Server {
     let catalog = Catalog::new()
         .tool(
-            ToolSpec::new("get_weather", "Weather.").input_schema(json!({
+            ToolSpec::new("get_weather", "Weather.").with_input_schema(json!({
                 "type": "object",
                 "properties": {
                     "place": {"type": "string", "x-mcp-header": "Place"},
@@ -40,14 +40,14 @@ pub fn server() -> Server {
             })),
         )
         .tool(
-            ToolSpec::new("strict", "Admits nothing undeclared.").input_schema(json!({
+            ToolSpec::new("strict", "Admits nothing undeclared.").with_input_schema(json!({
                 "type": "object",
                 "properties": {"place": {"type": "string"}},
                 "additionalProperties": false
             })),
         )
         .tool(
-            ToolSpec::new("broken", "Misconfigured.").input_schema(json!({
+            ToolSpec::new("broken", "Misconfigured.").with_input_schema(json!({
                 "type": "object",
                 "properties": {"p": {"type": "object", "x-mcp-header": "P"}}
             })),

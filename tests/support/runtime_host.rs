@@ -15,16 +15,18 @@ pub(crate) fn config() -> ServerConfig {
         "required": ["ms"]
     });
     let catalog = Catalog::new()
-        .tool(ToolSpec::new("echo", "Echo the text.").input_schema(json!({
-            "type": "object",
-            "properties": {"text": {"type": "string", "maxLength": 64}},
-            "required": ["text"],
-            "additionalProperties": false
-        })))
+        .tool(
+            ToolSpec::new("echo", "Echo the text.").with_input_schema(json!({
+                "type": "object",
+                "properties": {"text": {"type": "string", "maxLength": 64}},
+                "required": ["text"],
+                "additionalProperties": false
+            })),
+        )
         .tool(ToolSpec::new("fail", "A tool error."))
         .tool(ToolSpec::new("boom", "Panics."))
-        .tool(ToolSpec::new("slow", "Sleeps ms, then answers.").input_schema(ms.clone()))
-        .tool(ToolSpec::new("block", "Blocks its thread for ms.").input_schema(ms));
+        .tool(ToolSpec::new("slow", "Sleeps ms, then answers.").with_input_schema(ms.clone()))
+        .tool(ToolSpec::new("block", "Blocks its thread for ms.").with_input_schema(ms));
     ServerConfig::new(catalog).dispatch(|call: ToolCall| async move {
         let ms = call
             .arguments

@@ -22,7 +22,7 @@ use crate::connectome::model::{
 };
 
 /// The 1-based line and column of a span's start.
-pub fn line_col(span: Span) -> (u32, u32) {
+pub(crate) fn line_col(span: Span) -> (u32, u32) {
     let start = span.start();
     (
         u32::try_from(start.line).unwrap_or(u32::MAX),
@@ -33,7 +33,7 @@ pub fn line_col(span: Span) -> (u32, u32) {
 }
 
 /// Whether the attributes hold `#[cfg(test)]`: such items are not part of what can happen.
-pub fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+pub(crate) fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| match &a.meta {
         syn::Meta::List(list) if list.path.is_ident("cfg") => list.tokens.to_string() == "test",
         syn::Meta::Path(p) => p.is_ident("test"),
@@ -771,7 +771,7 @@ impl<'ast> Visit<'ast> for Body<'_, '_> {
 }
 
 /// Builds the declared graph of `sources` with the catalog's `tools`.
-pub fn extract(tools: &[ToolEntry], sources: &SourceSet) -> Declared {
+pub(crate) fn extract(tools: &[ToolEntry], sources: &SourceSet) -> Declared {
     let mut ex = Extractor {
         index: Index::default(),
         bound: CompletenessBound::default(),

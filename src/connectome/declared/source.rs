@@ -12,40 +12,40 @@ use super::{BoundEntry, BoundReason, DeclaredError, DeclaredInput};
 
 /// Every crate in scope, loaded.
 #[derive(Debug, Clone, Default)]
-pub struct SourceSet {
+pub(crate) struct SourceSet {
     /// The crates, in load order.
-    pub crates: Vec<CrateSource>,
+    pub(crate) crates: Vec<CrateSource>,
 }
 
 /// One crate (a target of a package) in scope.
 #[derive(Debug, Clone)]
-pub struct CrateSource {
+pub(crate) struct CrateSource {
     /// The package that groups it.
-    pub package: String,
+    pub(crate) package: String,
     /// The crate's name as paths spell it (`-` made `_`).
-    pub crate_name: String,
+    pub(crate) crate_name: String,
     /// Names the package's dependencies are spelled by in paths.
-    pub dependencies: Vec<String>,
+    pub(crate) dependencies: Vec<String>,
     /// Its files, root first.
-    pub files: Vec<SourceFile>,
+    pub(crate) files: Vec<SourceFile>,
     /// Entries found while loading (missing module files, unreadable files).
-    pub unreadable: Vec<BoundEntry>,
+    pub(crate) unreadable: Vec<BoundEntry>,
 }
 
 /// One source file of a crate.
 #[derive(Debug, Clone)]
-pub struct SourceFile {
+pub(crate) struct SourceFile {
     /// Path relative to the package's manifest directory, with `/` separators.
-    pub path: String,
+    pub(crate) path: String,
     /// The module the file is, from the crate name down.
-    pub module: Vec<String>,
+    pub(crate) module: Vec<String>,
     /// The parsed file, or where parsing failed.
-    pub content: FileContent,
+    pub(crate) content: FileContent,
 }
 
 /// A file's content.
 #[derive(Debug, Clone)]
-pub enum FileContent {
+pub(crate) enum FileContent {
     /// The file parsed.
     Parsed(syn::File),
     /// The file did not parse.
@@ -54,22 +54,16 @@ pub enum FileContent {
         line: u32,
         /// 1-based column of the error.
         column: u32,
-        /// The parser's message.
-        message: String,
     },
 }
 
 /// Parses one file's text. Pure.
-pub fn parse_file(path: &str, module: Vec<String>, text: &str) -> SourceFile {
+pub(crate) fn parse_file(path: &str, module: Vec<String>, text: &str) -> SourceFile {
     let content = match syn::parse_file(text) {
         Ok(file) => FileContent::Parsed(file),
         Err(e) => {
             let (line, column) = line_col(e.span());
-            FileContent::Failed {
-                line,
-                column,
-                message: e.to_string(),
-            }
+            FileContent::Failed { line, column }
         }
     };
     SourceFile {
@@ -83,7 +77,7 @@ pub fn parse_file(path: &str, module: Vec<String>, text: &str) -> SourceFile {
 ///
 /// # Errors
 /// [`DeclaredError`] when `cargo metadata` fails or a requested package is absent.
-pub fn load(input: &DeclaredInput) -> Result<SourceSet, DeclaredError> {
+pub(crate) fn load(input: &DeclaredInput) -> Result<SourceSet, DeclaredError> {
     let metadata = cargo_metadata(&input.manifest_path)?;
     let packages = metadata
         .get("packages")
@@ -195,7 +189,7 @@ fn cargo_metadata(manifest_path: &Path) -> Result<Value, DeclaredError> {
 }
 
 /// Loads one crate from its root file, following `mod` declarations.
-pub fn load_crate(
+pub(crate) fn load_crate(
     package: &str,
     crate_name: &str,
     dependencies: Vec<String>,

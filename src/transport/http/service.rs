@@ -241,12 +241,12 @@ impl HttpService {
         self.with(|c| c.read_timeout = timeout)
     }
 
-    /// Serves 2026-07-28 only, as the seed did: `initialize` and `ping` are unknown methods
+    /// Answers 2026-07-28 only, as the seed did: `initialize` and `ping` are unknown methods
     /// (404 -32601), every request must carry `MCP-Protocol-Version: 2026-07-28` and the
     /// modern `_meta`, and `server/discover` lists 2026-07-28 alone. By default the endpoint
     /// also serves 2025-11-25, statelessly, so that clients that open with `initialize` connect.
     #[must_use]
-    pub fn serve_2026_07_28_only(self) -> Self {
+    pub fn only_2026_07_28(self) -> Self {
         self.with(|c| c.legacy = false)
     }
 
