@@ -3,7 +3,7 @@
 //!
 //! `cargo bench --bench runtime_pool`.
 
-use beam_mcp::runtime::{Runtime, RuntimeConfig, RuntimeHandle};
+use beam_mcp::runtime::{Application, ApplicationConfig, ApplicationRef};
 use beam_mcp::{Answer, Carrier, Catalog, Server, ServerConfig, ToolOutput, ToolSpec};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::json;
@@ -27,7 +27,7 @@ fn server() -> Server {
 
 const FRAME: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather","arguments":{"place":"Oslo","days":3}}}"#;
 
-async fn one(rt: &RuntimeHandle) {
+async fn one(rt: &ApplicationRef) {
     match rt.answer(FRAME, Carrier::Stdio).await {
         Answer::Reply(r) => assert!(r.error_code().is_none()),
         other => panic!("unexpected {other:?}"),
@@ -35,7 +35,7 @@ async fn one(rt: &RuntimeHandle) {
 }
 
 /// `callers` tasks each make calls until `total` are done; returns the elapsed time.
-async fn burst(rt: &RuntimeHandle, callers: usize, per_caller: u64) -> Duration {
+async fn burst(rt: &ApplicationRef, callers: usize, per_caller: u64) -> Duration {
     let start = Instant::now();
     let tasks: Vec<_> = (0..callers)
         .map(|_| {
@@ -60,7 +60,7 @@ fn bench(c: &mut Criterion) {
         .build()
         .unwrap();
     let rt = tokio.block_on(async {
-        Runtime::start(server(), RuntimeConfig::new().workers(8).queue(4096))
+        Application::start(server(), ApplicationConfig::new().workers(8).queue(4096))
             .await
             .unwrap()
     });

@@ -9,7 +9,7 @@
 //!
 //! Every loop is bounded by its count (and ends early, failing, if the child closes stdout).
 
-use beam_mcp::runtime::{Runtime, RuntimeConfig, STDIO};
+use beam_mcp::runtime::{Application, ApplicationConfig, STDIO};
 use beam_mcp::{Catalog, Server, ServerConfig, ToolOutput, ToolSpec};
 use serde_json::json;
 use std::io::{BufRead, BufReader, Write};
@@ -42,7 +42,7 @@ async fn serve(mode: &str) {
             .expect("stdio served");
         return;
     }
-    let runtime = Runtime::start(server(), RuntimeConfig::new().process_stdio())
+    let runtime = Application::start(server(), ApplicationConfig::new().process_stdio())
         .await
         .expect("runtime started");
     // The connection ends at EOF; a transient child that ended is listed without an actor.

@@ -21,7 +21,7 @@ use beam_mcp::runtime::cluster::observed::federate;
 use beam_mcp::runtime::cluster::{
     dispatch_to, wait_for_remote_dispatcher, ClusterNode, NodeConfig,
 };
-use beam_mcp::runtime::{Runtime, RuntimeConfig, RuntimeHandle};
+use beam_mcp::runtime::{Application, ApplicationConfig, ApplicationRef};
 use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
 use beam_mcp::{Catalog, Server, ServerConfig, ToolCall, ToolError, ToolOutput, ToolSpec};
 use serde_json::json;
@@ -67,10 +67,10 @@ fn cookie() -> String {
 
 async fn start(
     collector: &Collector,
-    config: RuntimeConfig,
-) -> Result<RuntimeHandle, Box<dyn Error>> {
+    config: ApplicationConfig,
+) -> Result<ApplicationRef, Box<dyn Error>> {
     collector.attach();
-    Ok(Runtime::start(server(collector)?, config).await?)
+    Ok(Application::start(server(collector)?, config).await?)
 }
 
 async fn node_a(cluster: SocketAddr, http: SocketAddr) -> Result<(), Box<dyn Error>> {
@@ -79,9 +79,10 @@ async fn node_a(cluster: SocketAddr, http: SocketAddr) -> Result<(), Box<dyn Err
     let http = listener.local_addr()?;
     let service =
         HttpService::new(server(&collector)?, |_| Ok(()), AllowedOrigins::Any).path("/mcp");
-    let config = RuntimeConfig::new()
-        .workers(2)
-        .http(listener, service, ServeOptions::default());
+    let config =
+        ApplicationConfig::new()
+            .workers(2)
+            .http(listener, service, ServeOptions::default());
     let runtime = start(&collector, config).await?;
     let node = ClusterNode::start(NodeConfig::new("node_a", cookie()).bind(cluster)).await?;
     let peer = node.observe(collector.clone()).await?;
@@ -109,7 +110,7 @@ async fn node_a(cluster: SocketAddr, http: SocketAddr) -> Result<(), Box<dyn Err
 
 async fn node_b(peer_addr: SocketAddr) -> Result<(), Box<dyn Error>> {
     let collector = Collector::new();
-    let config = RuntimeConfig::new().workers(1).reporter(
+    let config = ApplicationConfig::new().workers(1).reporter(
         Declared::from_parts(declared(), Default::default()),
         DigestAlgorithm::Sha256,
     );

@@ -269,8 +269,8 @@ async fn serve_stdio_restarting(
     restarts: u32,
     every: std::time::Duration,
 ) -> ExitCode {
-    use beam_mcp::runtime::{Runtime, RuntimeConfig, STDIO};
-    let runtime = match Runtime::start(server, RuntimeConfig::new().process_stdio()).await {
+    use beam_mcp::runtime::{Application, ApplicationConfig, STDIO};
+    let runtime = match Application::start(server, ApplicationConfig::new().process_stdio()).await {
         Ok(r) => r,
         Err(e) => {
             eprintln!("weather: {e}");
@@ -314,7 +314,7 @@ async fn serve_stdio_restarting(
 /// transports supervisor, tool calls in the dispatch pool. Runs until the process is stopped.
 #[cfg(feature = "http")]
 async fn serve_http(server: Server, addr: &str) -> ExitCode {
-    use beam_mcp::runtime::{Runtime, RuntimeConfig};
+    use beam_mcp::runtime::{Application, ApplicationConfig};
     use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
     let listener = match std::net::TcpListener::bind(addr) {
         Ok(l) => l,
@@ -332,8 +332,8 @@ async fn serve_http(server: Server, addr: &str) -> ExitCode {
         AllowedOrigins::list(["http://localhost", "http://127.0.0.1"]),
     )
     .path("/mcp");
-    let config = RuntimeConfig::new().http(listener, service, ServeOptions::default());
-    let runtime = match Runtime::start(server, config).await {
+    let config = ApplicationConfig::new().http(listener, service, ServeOptions::default());
+    let runtime = match Application::start(server, config).await {
         Ok(r) => r,
         Err(e) => {
             eprintln!("weather: {e}");

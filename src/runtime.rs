@@ -14,7 +14,7 @@
 //!
 //! Request paths read the catalog (immutable, shared) and find the pool without a message
 //! round trip, and an HTTP accept sends no message either; only a host actor's
-//! [`RuntimeMsg::Dispatch`] goes through the catalog actor. Each actor is there for what its
+//! [`ApplicationMsg::Dispatch`] goes through the catalog actor. Each actor is there for what its
 //! restart restores (`ARCHITECTURE.md`, "What a restart restores").
 //!
 //! **Overload, deadline, panic.** When the pool's queue is full a call is answered at once
@@ -27,7 +27,7 @@
 //! supervisor and nothing else moves. One that crashes faster than the restart intensity
 //! (default 10 in 10 s) makes the transports supervisor give up; Root restarts it, and that
 //! restart counts against Root's own intensity: past it, Root fails into its parent, as in
-//! OTP. The intensity is [`RuntimeConfig::intensity`].
+//! OTP. The intensity is [`ApplicationConfig::intensity`].
 //!
 //! **Blocking host code.** Host work runs in a task of its own, so a deadline still fires
 //! while a tool blocks its thread (on a multi-thread runtime). A tool that blocks for long
@@ -36,7 +36,7 @@
 //! at an await, so a blocking section runs to its end even after the caller was answered.
 //!
 //! ```
-//! use beam_mcp::runtime::{Runtime, RuntimeConfig};
+//! use beam_mcp::runtime::{Application, ApplicationConfig};
 //! use beam_mcp::{Catalog, Server, ServerConfig, ToolOutput, ToolSpec};
 //! use serde_json::json;
 //!
@@ -48,7 +48,7 @@
 //! let server = Server::new(ServerConfig::new(catalog).dispatch(|call: beam_mcp::ToolCall| async move {
 //!     Ok(ToolOutput::text(call.arguments.get("text").and_then(|v| v.as_str()).unwrap_or("")))
 //! }))?;
-//! let runtime = Runtime::start(server, RuntimeConfig::new().workers(2)).await?;
+//! let runtime = Application::start(server, ApplicationConfig::new().workers(2)).await?;
 //!
 //! let reply = runtime.dispatch("echo", json!({"text": "hi"})).await?;
 //! assert_eq!(reply.texts(), ["hi"]);
@@ -72,9 +72,9 @@ mod pool;
 mod serving;
 mod stdio;
 
-pub use config::{RuntimeConfig, DEFAULT_DEADLINE, DEFAULT_QUEUE, DEFAULT_WORKERS};
-pub use error::RuntimeError;
-pub use message::{DispatchError, DispatchResult, RuntimeMsg, ToolReply, RUNTIME_REFUSAL_CODE};
+pub use config::{ApplicationConfig, DEFAULT_DEADLINE, DEFAULT_QUEUE, DEFAULT_WORKERS};
+pub use error::ApplicationError;
+pub use message::{ApplicationMsg, DispatchError, DispatchResult, ToolReply, RUNTIME_REFUSAL_CODE};
 pub use pool::PoolStats;
 pub use stdio::{StdioConnector, StdioIo};
 
@@ -122,19 +122,19 @@ pub const HTTP: &str = "http";
 
 /// Starts the supervision tree.
 #[derive(Debug, Clone, Copy)]
-pub struct Runtime;
+pub struct Application;
 
-impl Runtime {
+impl Application {
     /// Starts the tree for `server`, unsupervised: the Root supervisor is the top.
     ///
     /// # Errors
-    /// [`RuntimeError::InvalidOption`] for 0 workers or a zero deadline;
-    /// [`RuntimeError::Start`] when a child fails to start.
+    /// [`ApplicationError::InvalidOption`] for 0 workers or a zero deadline;
+    /// [`ApplicationError::Start`] when a child fails to start.
     pub async fn start(
         server: Server,
-        config: RuntimeConfig,
-    ) -> Result<RuntimeHandle, RuntimeError> {
-        Runtime::spawn(server, config, None).await
+        config: ApplicationConfig,
+    ) -> Result<ApplicationRef, ApplicationError> {
+        Application::spawn(server, config, None).await
     }
 
     /// Starts the tree linked under `supervisor` (a host's own ractor supervisor, or a
@@ -142,32 +142,32 @@ impl Runtime {
     /// Root failing after its restart intensity arrives there as `ActorFailed`.
     ///
     /// # Errors
-    /// As [`Runtime::start`].
+    /// As [`Application::start`].
     pub async fn start_linked(
         server: Server,
-        config: RuntimeConfig,
+        config: ApplicationConfig,
         supervisor: ActorCell,
-    ) -> Result<RuntimeHandle, RuntimeError> {
-        Runtime::spawn(server, config, Some(supervisor)).await
+    ) -> Result<ApplicationRef, ApplicationError> {
+        Application::spawn(server, config, Some(supervisor)).await
     }
 
     async fn spawn(
         server: Server,
-        config: RuntimeConfig,
+        config: ApplicationConfig,
         parent: Option<ActorCell>,
-    ) -> Result<RuntimeHandle, RuntimeError> {
+    ) -> Result<ApplicationRef, ApplicationError> {
         #[cfg(feature = "connectome")]
         let collector = server.collector().cloned();
         #[cfg(feature = "connectome")]
         let collector_for_reporter = collector.clone();
         if config.workers == 0 {
-            return Err(RuntimeError::InvalidOption {
+            return Err(ApplicationError::InvalidOption {
                 option: "workers",
                 reason: "must be at least 1",
             });
         }
         if config.deadline.is_zero() {
-            return Err(RuntimeError::InvalidOption {
+            return Err(ApplicationError::InvalidOption {
                 option: "deadline",
                 reason: "must be longer than zero",
             });
@@ -310,8 +310,8 @@ impl Runtime {
             Some(parent) => SupervisorRef::spawn_linked(config.name.clone(), root, parent).await,
             None => SupervisorRef::spawn(config.name.clone(), root).await,
         };
-        let (root, _join) = spawned.map_err(RuntimeError::Start)?;
-        Ok(RuntimeHandle {
+        let (root, _join) = spawned.map_err(ApplicationError::Start)?;
+        Ok(ApplicationRef {
             root,
             shared: Arc::new(shared),
         })
@@ -346,24 +346,24 @@ struct Shared {
 
 /// A running runtime: dispatch into it, read its catalog, manage its transports, stop it.
 ///
-/// Cheap to clone. Dropping every handle leaves the tree running; [`RuntimeHandle::stop`]
+/// Cheap to clone. Dropping every handle leaves the tree running; [`ApplicationRef::stop`]
 /// stops it.
 #[derive(Clone)]
-pub struct RuntimeHandle {
+pub struct ApplicationRef {
     root: SupervisorRef,
     shared: Arc<Shared>,
 }
 
-impl std::fmt::Debug for RuntimeHandle {
+impl std::fmt::Debug for ApplicationRef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RuntimeHandle")
+        f.debug_struct("ApplicationRef")
             .field("root", &self.root.cell().get_id())
             .field("pool", &self.shared.pool)
             .finish_non_exhaustive()
     }
 }
 
-impl RuntimeHandle {
+impl ApplicationRef {
     /// Calls `tool` with `arguments`: validated as a `tools/call` (same schema, same
     /// normaliser), run in the dispatch pool, answered as plain data.
     ///
@@ -375,11 +375,11 @@ impl RuntimeHandle {
         self.dispatch_with(tool, arguments, Extensions::new()).await
     }
 
-    /// [`RuntimeHandle::dispatch`] carrying `extensions` (the principal the host acts for,
+    /// [`ApplicationRef::dispatch`] carrying `extensions` (the principal the host acts for,
     /// say): the tool reads them as [`crate::CallContext::extensions`].
     ///
     /// # Errors
-    /// As [`RuntimeHandle::dispatch`].
+    /// As [`ApplicationRef::dispatch`].
     pub async fn dispatch_with(
         &self,
         tool: &str,
@@ -398,7 +398,7 @@ impl RuntimeHandle {
         self.answer_with(frame, carrier, Extensions::new()).await
     }
 
-    /// [`RuntimeHandle::answer`] with the host's `extensions` attached to the request.
+    /// [`ApplicationRef::answer`] with the host's `extensions` attached to the request.
     pub async fn answer_with(
         &self,
         frame: &[u8],
@@ -419,9 +419,9 @@ impl RuntimeHandle {
         self.shared.server.clone()
     }
 
-    /// The actor host actors send [`RuntimeMsg`] to, while it runs. It changes when the
+    /// The actor host actors send [`ApplicationMsg`] to, while it runs. It changes when the
     /// catalog actor restarts: look it up again after a send fails.
-    pub fn dispatcher(&self) -> Option<ActorRef<RuntimeMsg>> {
+    pub fn dispatcher(&self) -> Option<ActorRef<ApplicationMsg>> {
         self.shared
             .dispatcher
             .read()
@@ -434,27 +434,27 @@ impl RuntimeHandle {
     /// effective), off the request path.
     ///
     /// # Errors
-    /// [`RuntimeError::NoReporter`] without [`RuntimeConfig::reporter`];
-    /// [`RuntimeError::ReporterUnavailable`] when the reporter does not answer within 10 s;
-    /// [`RuntimeError::Export`] when the graph cannot be written canonically.
-    pub async fn export(&self, kind: ExportKind) -> Result<Sealed, RuntimeError> {
+    /// [`ApplicationError::NoReporter`] without [`ApplicationConfig::reporter`];
+    /// [`ApplicationError::ReporterUnavailable`] when the reporter does not answer within 10 s;
+    /// [`ApplicationError::Export`] when the graph cannot be written canonically.
+    pub async fn export(&self, kind: ExportKind) -> Result<Sealed, ApplicationError> {
         let reporter = self
             .shared
             .reporter
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
-            .ok_or(RuntimeError::NoReporter)?;
+            .ok_or(ApplicationError::NoReporter)?;
         let answer = reporter
             .call(
                 |reply| ReporterMsg::Export(kind, reply),
                 Some(Duration::from_secs(10)),
             )
             .await
-            .map_err(|_| RuntimeError::ReporterUnavailable)?;
+            .map_err(|_| ApplicationError::ReporterUnavailable)?;
         match answer {
-            ractor::rpc::CallResult::Success(r) => r.map_err(RuntimeError::Export),
-            _ => Err(RuntimeError::ReporterUnavailable),
+            ractor::rpc::CallResult::Success(r) => r.map_err(ApplicationError::Export),
+            _ => Err(ApplicationError::ReporterUnavailable),
         }
     }
 
@@ -465,9 +465,9 @@ impl RuntimeHandle {
     /// Built in the caller's task: the reporter actor is not held while peers answer.
     ///
     /// # Errors
-    /// [`RuntimeError::NotFederated`] for `Declared` and `Diff`; [`RuntimeError::NoReporter`]
-    /// for `Effective` without [`RuntimeConfig::reporter`] (no declared graph);
-    /// [`RuntimeError::Export`] when the document cannot be written canonically.
+    /// [`ApplicationError::NotFederated`] for `Declared` and `Diff`; [`ApplicationError::NoReporter`]
+    /// for `Effective` without [`ApplicationConfig::reporter`] (no declared graph);
+    /// [`ApplicationError::Export`] when the document cannot be written canonically.
     ///
     /// # Cancel safety
     /// Cancelling it abandons the peers' answers; nothing is left half done.
@@ -477,18 +477,18 @@ impl RuntimeHandle {
         kind: ExportKind,
         node: &str,
         timeout: Duration,
-    ) -> Result<Sealed, RuntimeError> {
+    ) -> Result<Sealed, ApplicationError> {
         use crate::connectome::canonical::DigestAlgorithm;
         use crate::connectome::effective::federated_effective_export;
         use crate::connectome::federation::federated_observed_export;
         let (reporter, collector) = &self.shared.federation_inputs;
         if matches!(kind, ExportKind::Declared | ExportKind::Diff) {
-            return Err(RuntimeError::NotFederated {
+            return Err(ApplicationError::NotFederated {
                 kind: kind.as_str(),
             });
         }
         if kind == ExportKind::Effective && reporter.is_none() {
-            return Err(RuntimeError::NoReporter);
+            return Err(ApplicationError::NoReporter);
         }
         let federation = cluster::observed::federate((node, &collector.snapshot()), timeout).await;
         let algorithm = reporter
@@ -500,7 +500,7 @@ impl RuntimeHandle {
             }
             _ => federated_observed_export(&federation, algorithm),
         }
-        .map_err(RuntimeError::Export)
+        .map_err(ApplicationError::Export)
     }
 
     /// The HTTP connections open now: accepted by the listener and not yet ended (each a task
@@ -528,14 +528,14 @@ impl RuntimeHandle {
     /// The transports supervisor.
     ///
     /// # Errors
-    /// [`RuntimeError::Supervisor`] when Root does not answer; [`RuntimeError::UnknownTransport`]
+    /// [`ApplicationError::Supervisor`] when Root does not answer; [`ApplicationError::UnknownTransport`]
     /// naming [`TRANSPORTS`] while it is being restarted.
-    pub async fn transports(&self) -> Result<SupervisorRef, RuntimeError> {
+    pub async fn transports(&self) -> Result<SupervisorRef, ApplicationError> {
         let children = self
             .root
             .which_children()
             .await
-            .map_err(RuntimeError::Supervisor)?;
+            .map_err(ApplicationError::Supervisor)?;
         children
             .into_iter()
             .find(|c| c.id == TRANSPORTS)
@@ -544,7 +544,7 @@ impl RuntimeHandle {
             // Stopping a transport waits for its calls in flight (up to the deadline): the
             // supervisor's answer must be waited for at least that long.
             .map(|t| t.with_call_timeout(self.shared.call_timeout))
-            .ok_or_else(|| RuntimeError::UnknownTransport {
+            .ok_or_else(|| ApplicationError::UnknownTransport {
                 id: TRANSPORTS.to_owned(),
             })
     }
@@ -553,10 +553,10 @@ impl RuntimeHandle {
     /// closes) and starts it again from its spec. The catalog and the pool are untouched.
     ///
     /// # Errors
-    /// [`RuntimeError::UnknownTransport`] for an id not configured;
-    /// [`RuntimeError::StartTransport`] when it cannot be started again;
-    /// [`RuntimeError::Supervisor`] when a supervisor does not answer.
-    pub async fn restart_transport(&self, id: &str) -> Result<(), RuntimeError> {
+    /// [`ApplicationError::UnknownTransport`] for an id not configured;
+    /// [`ApplicationError::StartTransport`] when it cannot be started again;
+    /// [`ApplicationError::Supervisor`] when a supervisor does not answer.
+    pub async fn restart_transport(&self, id: &str) -> Result<(), ApplicationError> {
         self.stop_transport(id).await?;
         self.start_transport(id).await
     }
@@ -564,34 +564,34 @@ impl RuntimeHandle {
     /// Stops transport `id`, if it is running.
     ///
     /// # Errors
-    /// [`RuntimeError::UnknownTransport`] for an id not configured;
-    /// [`RuntimeError::StopTransport`] or [`RuntimeError::Supervisor`] when a supervisor does
+    /// [`ApplicationError::UnknownTransport`] for an id not configured;
+    /// [`ApplicationError::StopTransport`] or [`ApplicationError::Supervisor`] when a supervisor does
     /// not answer.
-    pub async fn stop_transport(&self, id: &str) -> Result<(), RuntimeError> {
+    pub async fn stop_transport(&self, id: &str) -> Result<(), ApplicationError> {
         self.spec(id)?;
         match self.transports().await?.terminate_child(id).await {
             Ok(()) | Err(beam_mcp_supervisors::TerminateChildError::NotFound { .. }) => Ok(()),
-            Err(source) => Err(RuntimeError::StopTransport {
+            Err(source) => Err(ApplicationError::StopTransport {
                 id: id.to_owned(),
                 source,
             }),
         }
     }
 
-    /// Starts transport `id` from its spec (after [`RuntimeHandle::stop_transport`], or
+    /// Starts transport `id` from its spec (after [`ApplicationRef::stop_transport`], or
     /// after it ended).
     ///
     /// # Errors
-    /// [`RuntimeError::UnknownTransport`] for an id not configured;
-    /// [`RuntimeError::StartTransport`] when it is running already or cannot start.
-    pub async fn start_transport(&self, id: &str) -> Result<(), RuntimeError> {
+    /// [`ApplicationError::UnknownTransport`] for an id not configured;
+    /// [`ApplicationError::StartTransport`] when it is running already or cannot start.
+    pub async fn start_transport(&self, id: &str) -> Result<(), ApplicationError> {
         let spec = self.spec(id)?.clone();
         let transports = self.transports().await?;
         // A transient child that ended normally is still listed: forget it first.
         let listed = transports
             .which_children()
             .await
-            .map_err(RuntimeError::Supervisor)?
+            .map_err(ApplicationError::Supervisor)?
             .into_iter()
             .any(|c| c.id == id && c.cell.is_none());
         if listed {
@@ -601,28 +601,28 @@ impl RuntimeHandle {
             .start_child(spec)
             .await
             .map(|_| ())
-            .map_err(|source| RuntimeError::StartTransport {
+            .map_err(|source| ApplicationError::StartTransport {
                 id: id.to_owned(),
                 source,
             })
     }
 
-    fn spec(&self, id: &str) -> Result<&ChildSpec, RuntimeError> {
+    fn spec(&self, id: &str) -> Result<&ChildSpec, ApplicationError> {
         self.shared
             .transports
             .get(id)
-            .ok_or_else(|| RuntimeError::UnknownTransport { id: id.to_owned() })
+            .ok_or_else(|| ApplicationError::UnknownTransport { id: id.to_owned() })
     }
 
     /// Stops the tree: transports first, then the collector, the pool and the catalog, each
     /// waited for; at most `timeout` in all.
     ///
     /// # Errors
-    /// [`RuntimeError::Stop`] when it is still stopping after `timeout`, or was not running.
-    pub async fn stop(&self, timeout: Duration) -> Result<(), RuntimeError> {
+    /// [`ApplicationError::Stop`] when it is still stopping after `timeout`, or was not running.
+    pub async fn stop(&self, timeout: Duration) -> Result<(), ApplicationError> {
         self.root
             .stop_gracefully(timeout)
             .await
-            .map_err(RuntimeError::Stop)
+            .map_err(ApplicationError::Stop)
     }
 }

@@ -6,7 +6,7 @@
 #[path = "support/http.rs"]
 mod rig;
 
-use beam_mcp::runtime::{Runtime, RuntimeConfig, RuntimeHandle};
+use beam_mcp::runtime::{Application, ApplicationConfig, ApplicationRef};
 use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
 use beam_mcp::{Catalog, Server, ServerConfig, ToolOutput, ToolSpec};
 use rig::{rpc, Client, Proto};
@@ -30,14 +30,15 @@ fn server(key: [u8; 32]) -> Server {
     .expect("the catalog is valid")
 }
 
-async fn node(key: [u8; 32]) -> (RuntimeHandle, SocketAddr) {
+async fn node(key: [u8; 32]) -> (ApplicationRef, SocketAddr) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
     let addr = listener.local_addr().expect("local addr");
     let service = HttpService::new(server(key), |_| Ok(()), AllowedOrigins::Any).path("/mcp");
-    let config = RuntimeConfig::new()
-        .workers(1)
-        .http(listener, service, ServeOptions::default());
-    let runtime = Runtime::start(server(key), config)
+    let config =
+        ApplicationConfig::new()
+            .workers(1)
+            .http(listener, service, ServeOptions::default());
+    let runtime = Application::start(server(key), config)
         .await
         .expect("runtime starts");
     (runtime, addr)

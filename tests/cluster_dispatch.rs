@@ -13,7 +13,7 @@ mod host;
 use beam_mcp::runtime::cluster::{
     dispatch_to, remote_dispatchers, wait_for_remote_dispatcher, ClusterNode, NodeConfig,
 };
-use beam_mcp::runtime::{DispatchResult, Runtime, RuntimeConfig, RuntimeMsg};
+use beam_mcp::runtime::{Application, ApplicationConfig, ApplicationMsg, DispatchResult};
 use beam_mcp::Extensions;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde_json::{json, Value};
@@ -33,13 +33,13 @@ impl ractor::Message for AskMsg {}
 
 impl Actor for RemoteAsker {
     type Msg = AskMsg;
-    type State = ActorRef<RuntimeMsg>;
-    type Arguments = ActorRef<RuntimeMsg>;
+    type State = ActorRef<ApplicationMsg>;
+    type Arguments = ActorRef<ApplicationMsg>;
 
     async fn pre_start(
         &self,
         _: ActorRef<AskMsg>,
-        dispatcher: ActorRef<RuntimeMsg>,
+        dispatcher: ActorRef<ApplicationMsg>,
     ) -> Result<Self::State, ActorProcessingErr> {
         Ok(dispatcher)
     }
@@ -52,7 +52,7 @@ impl Actor for RemoteAsker {
     ) -> Result<(), ActorProcessingErr> {
         let AskMsg::Ask(tool, arguments, reply) = message;
         // The answer goes straight to the asker's caller: the actor never waits.
-        dispatcher.send_message(RuntimeMsg::Dispatch {
+        dispatcher.send_message(ApplicationMsg::Dispatch {
             tool,
             arguments,
             extensions: Extensions::new(),
@@ -78,7 +78,7 @@ async fn ask(asker: &ActorRef<AskMsg>, tool: &str, arguments: Value) -> Dispatch
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_host_actor_on_node_b_dispatches_through_node_a_and_a_lost_node_answers_unavailable() {
-    let runtime = Runtime::start(host::server(), RuntimeConfig::new().workers(2))
+    let runtime = Application::start(host::server(), ApplicationConfig::new().workers(2))
         .await
         .expect("runtime starts");
     let node_a = ClusterNode::start(NodeConfig::new("node_a", COOKIE))

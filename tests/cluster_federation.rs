@@ -119,9 +119,9 @@ async fn three_nodes_federate_into_one_export_whichever_node_asks() {
         declared_graph.clone(),
         Default::default(),
     );
-    let runtime = beam_mcp::runtime::Runtime::start(
+    let runtime = beam_mcp::runtime::Application::start(
         server,
-        beam_mcp::runtime::RuntimeConfig::new()
+        beam_mcp::runtime::ApplicationConfig::new()
             .workers(1)
             .reporter(declared, DigestAlgorithm::Sha256),
     )
@@ -146,7 +146,7 @@ async fn three_nodes_federate_into_one_export_whichever_node_asks() {
         runtime
             .federated_export(ExportKind::Diff, names[0], LIMIT)
             .await,
-        Err(beam_mcp::runtime::RuntimeError::NotFederated { kind: "diff" })
+        Err(beam_mcp::runtime::ApplicationError::NotFederated { kind: "diff" })
     ));
     runtime.stop(LIMIT).await.unwrap();
 

@@ -7,7 +7,7 @@
 #[path = "support/http.rs"]
 mod rig;
 
-use beam_mcp::runtime::{Runtime, RuntimeConfig, RuntimeMsg, StdioIo, STDIO};
+use beam_mcp::runtime::{Application, ApplicationConfig, ApplicationMsg, StdioIo, STDIO};
 use beam_mcp::transport::http::{AllowedOrigins, HttpService, Refusal, ServeOptions};
 use beam_mcp::transport::stdio::{self, StdioOptions};
 use beam_mcp::{
@@ -42,7 +42,7 @@ fn server() -> Server {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_host_dispatch_carries_its_extensions() {
-    let rt = Runtime::start(server(), RuntimeConfig::new())
+    let rt = Application::start(server(), ApplicationConfig::new())
         .await
         .unwrap();
     let who = Extensions::new().with(Principal("svc-billing".into()));
@@ -63,7 +63,7 @@ async fn a_host_dispatch_carries_its_extensions() {
         .dispatcher()
         .unwrap()
         .call(
-            |reply| RuntimeMsg::Dispatch {
+            |reply| ApplicationMsg::Dispatch {
                 tool: "whoami".into(),
                 arguments: json!({}),
                 extensions: Extensions::new().with(Principal("an-actor".into())),
@@ -142,8 +142,8 @@ async fn a_stdio_connection_carries_what_its_connector_gave_it_at_every_restart(
         let _ = peers_tx.send(peer);
         StdioIo::new(r, w).extensions(Extensions::new().with(Principal(format!("conn-{n}"))))
     };
-    let config = RuntimeConfig::new().stdio(connect, StdioOptions::default());
-    let rt = Runtime::start(server(), config).await.unwrap();
+    let config = ApplicationConfig::new().stdio(connect, StdioOptions::default());
+    let rt = Application::start(server(), config).await.unwrap();
     let mut first = peers.recv().await.unwrap();
     let v = first.ask(1).await;
     assert_eq!(v["result"]["content"][0]["text"], "conn-0 via Stdio", "{v}");
@@ -234,10 +234,11 @@ async fn the_runtime_http_listener_carries_the_principal_into_the_pool() {
                 }
             }
         });
-    let config = RuntimeConfig::new()
-        .workers(2)
-        .http(listener, service, ServeOptions::default());
-    let rt = Runtime::start(server(), config).await.unwrap();
+    let config =
+        ApplicationConfig::new()
+            .workers(2)
+            .http(listener, service, ServeOptions::default());
+    let rt = Application::start(server(), config).await.unwrap();
     let call = rig::rpc("tools/call", json!({"name": "whoami", "arguments": {}}));
     for proto in rig::BOTH {
         let before = rt.pool_stats().completed;

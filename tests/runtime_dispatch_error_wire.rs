@@ -5,7 +5,7 @@
 //! bounded, by the runtime as by a wire.
 
 use beam_mcp::protocol::MAX_ECHO_BYTES;
-use beam_mcp::runtime::{Runtime, RuntimeConfig};
+use beam_mcp::runtime::{Application, ApplicationConfig};
 use beam_mcp::{Answer, Carrier, Catalog, Server, ServerConfig, ToolCall, ToolOutput, ToolSpec};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -53,7 +53,7 @@ fn longest_string(v: &Value) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dispatch_error_is_the_error_the_wire_carries_bounded_echoes_included() {
     let wire_server = server();
-    let rt = Runtime::start(server(), RuntimeConfig::new())
+    let rt = Application::start(server(), ApplicationConfig::new())
         .await
         .unwrap();
     let long = "x".repeat(5000);

@@ -6,8 +6,8 @@
 mod host;
 
 use beam_mcp::runtime::{
-    DispatchResult, Runtime, RuntimeConfig, RuntimeMsg, StdioIo, CATALOG, DISPATCH_POOL, STDIO,
-    TRANSPORTS,
+    Application, ApplicationConfig, ApplicationMsg, DispatchResult, StdioIo, CATALOG,
+    DISPATCH_POOL, STDIO, TRANSPORTS,
 };
 use beam_mcp::transport::stdio::StdioOptions;
 use beam_mcp::{Answer, Carrier, Extensions};
@@ -64,8 +64,8 @@ impl ractor::Message for AskMsg {}
 
 impl Actor for Asker {
     type Msg = AskMsg;
-    type State = ActorRef<RuntimeMsg>;
-    type Arguments = ActorRef<RuntimeMsg>;
+    type State = ActorRef<ApplicationMsg>;
+    type Arguments = ActorRef<ApplicationMsg>;
 
     async fn pre_start(
         &self,
@@ -82,7 +82,7 @@ impl Actor for Asker {
         dispatcher: &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
         // Forward the caller's port: the runtime answers it directly, the asker never waits.
-        dispatcher.cast(RuntimeMsg::Dispatch {
+        dispatcher.cast(ApplicationMsg::Dispatch {
             tool,
             arguments,
             extensions: Extensions::new(),
@@ -103,9 +103,13 @@ fn idle_stdio() -> StdioIo {
 async fn root_runs_linked_under_a_host_supervisor() {
     let (events, mut seen) = mpsc::unbounded_channel();
     let (host_sup, host_join) = Actor::spawn(None, HostSupervisor, events).await.unwrap();
-    let rt = Runtime::start_linked(host::server(), RuntimeConfig::new(), host_sup.get_cell())
-        .await
-        .unwrap();
+    let rt = Application::start_linked(
+        host::server(),
+        ApplicationConfig::new(),
+        host_sup.get_cell(),
+    )
+    .await
+    .unwrap();
     let parent = rt
         .root()
         .cell()
@@ -128,8 +132,8 @@ async fn root_runs_linked_under_a_host_supervisor() {
 async fn a_root_past_its_intensity_fails_into_the_host_supervisor() {
     let (events, mut seen) = mpsc::unbounded_channel();
     let (host_sup, host_join) = Actor::spawn(None, HostSupervisor, events).await.unwrap();
-    let config = RuntimeConfig::new().intensity(0, Duration::from_secs(5));
-    let rt = Runtime::start_linked(host::server(), config, host_sup.get_cell())
+    let config = ApplicationConfig::new().intensity(0, Duration::from_secs(5));
+    let rt = Application::start_linked(host::server(), config, host_sup.get_cell())
         .await
         .unwrap();
     rt.pool_actor().unwrap().kill();
@@ -144,7 +148,7 @@ async fn a_root_past_its_intensity_fails_into_the_host_supervisor() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_host_actor_dispatches_through_the_same_validator_as_tools_call() {
-    let rt = Runtime::start(host::server(), RuntimeConfig::new())
+    let rt = Application::start(host::server(), ApplicationConfig::new())
         .await
         .unwrap();
     let (asker, join) = Actor::spawn(None, Asker, rt.dispatcher().unwrap())
@@ -198,8 +202,8 @@ async fn a_host_actor_dispatches_through_the_same_validator_as_tools_call() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_transport_restart_keeps_the_catalog_and_the_pool() {
-    let config = RuntimeConfig::new().stdio(idle_stdio, StdioOptions::default());
-    let rt = Runtime::start(host::server(), config).await.unwrap();
+    let config = ApplicationConfig::new().stdio(idle_stdio, StdioOptions::default());
+    let rt = Application::start(host::server(), config).await.unwrap();
     let catalog = rt.dispatcher().unwrap().get_id();
     let pool = rt.pool_actor().unwrap().get_id();
     let transports = rt.transports().await.unwrap();
@@ -232,8 +236,8 @@ async fn a_transport_restart_keeps_the_catalog_and_the_pool() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_transport_crash_does_not_take_the_catalog_down() {
-    let config = RuntimeConfig::new().stdio(idle_stdio, StdioOptions::default());
-    let rt = Runtime::start(host::server(), config).await.unwrap();
+    let config = ApplicationConfig::new().stdio(idle_stdio, StdioOptions::default());
+    let rt = Application::start(host::server(), config).await.unwrap();
     let catalog = rt.dispatcher().unwrap().get_id();
     let transports = rt.transports().await.unwrap();
     for crash in 1..=3 {

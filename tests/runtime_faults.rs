@@ -6,7 +6,7 @@
 #[path = "support/runtime_host.rs"]
 mod host;
 
-use beam_mcp::runtime::{Runtime, RuntimeConfig, CATALOG, HTTP, STDIO};
+use beam_mcp::runtime::{Application, ApplicationConfig, CATALOG, HTTP, STDIO};
 use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
 use beam_mcp::transport::stdio::StdioOptions;
 use serde_json::{json, Value};
@@ -17,7 +17,7 @@ use tokio::net::TcpStream;
 
 const LIMIT: Duration = Duration::from_secs(20);
 
-fn http_config(config: RuntimeConfig) -> (RuntimeConfig, SocketAddr) {
+fn http_config(config: ApplicationConfig) -> (ApplicationConfig, SocketAddr) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     let service = HttpService::new(host::server(), |_| Ok(()), AllowedOrigins::Any).path("/mcp");
@@ -83,8 +83,8 @@ async fn post(addr: SocketAddr, tool: &str, args: Value) -> Result<String, Strin
 /// does: "answer what is in flight, then close"), not dropped with the connection.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn http_request_in_flight_survives_runtime_stop() {
-    let (config, addr) = http_config(RuntimeConfig::new().workers(2));
-    let rt = Runtime::start(host::server(), config).await.unwrap();
+    let (config, addr) = http_config(ApplicationConfig::new().workers(2));
+    let rt = Application::start(host::server(), config).await.unwrap();
     let call = tokio::spawn(post(addr, "slow", json!({"ms": 1000})));
     assert!(
         host::eventually(LIMIT, || async {
@@ -105,8 +105,8 @@ async fn http_request_in_flight_survives_runtime_stop() {
 /// an HTTP request in flight must still get an answer or a JSON-RPC error.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn http_request_in_flight_survives_catalog_crash() {
-    let (config, addr) = http_config(RuntimeConfig::new().workers(2));
-    let rt = Runtime::start(host::server(), config).await.unwrap();
+    let (config, addr) = http_config(ApplicationConfig::new().workers(2));
+    let rt = Application::start(host::server(), config).await.unwrap();
     let call = tokio::spawn(post(addr, "slow", json!({"ms": 1000})));
     assert!(host::eventually(LIMIT, || async { rt.http_connections() == 1 }).await);
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -133,8 +133,8 @@ async fn http_request_in_flight_survives_catalog_crash() {
 /// once outlived the listener as its siblings under `transports`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn stop_transport_http_stops_its_connections() {
-    let (config, addr) = http_config(RuntimeConfig::new().workers(2));
-    let rt = Runtime::start(host::server(), config).await.unwrap();
+    let (config, addr) = http_config(ApplicationConfig::new().workers(2));
+    let rt = Application::start(host::server(), config).await.unwrap();
     let mut s = TcpStream::connect(addr).await.unwrap();
     s.write_all(&request(addr, "echo", json!({"text":"a"}), false))
         .await
@@ -162,12 +162,12 @@ async fn stop_transport_http_stops_its_connections() {
 async fn stopping_stdio_does_not_stall_http_accepts() {
     let (connect, clients) = host::connector();
     let (config, addr) = http_config(
-        RuntimeConfig::new()
+        ApplicationConfig::new()
             .workers(2)
             .deadline(Duration::from_secs(10))
             .stdio(connect, StdioOptions::default()),
     );
-    let rt = Runtime::start(host::server(), config).await.unwrap();
+    let rt = Application::start(host::server(), config).await.unwrap();
     let client = clients.lock().unwrap().remove(0);
     let (mut cr, mut cw) = tokio::io::split(client);
     let mut frame = host::call_frame(1, "slow", json!({"ms": 4000}));
@@ -200,8 +200,8 @@ async fn stopping_stdio_does_not_stall_http_accepts() {
 /// every connection task ends afterwards.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn flood_of_500_connections() {
-    let (config, addr) = http_config(RuntimeConfig::new().workers(4).queue(2048));
-    let rt = Runtime::start(host::server(), config).await.unwrap();
+    let (config, addr) = http_config(ApplicationConfig::new().workers(4).queue(2048));
+    let rt = Application::start(host::server(), config).await.unwrap();
     let t0 = Instant::now();
     let calls: Vec<_> = (0..500)
         .map(|i| {
@@ -233,9 +233,9 @@ async fn flood_of_500_connections() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn deadline_bounds_latency_including_queue() {
     let deadline = Duration::from_millis(300);
-    let rt = Runtime::start(
+    let rt = Application::start(
         host::server(),
-        RuntimeConfig::new().workers(1).deadline(deadline),
+        ApplicationConfig::new().workers(1).deadline(deadline),
     )
     .await
     .unwrap();
@@ -266,11 +266,11 @@ async fn deadline_bounds_latency_including_queue() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn restart_stdio_with_long_call_in_flight() {
     let (connect, clients) = host::connector();
-    let config = RuntimeConfig::new()
+    let config = ApplicationConfig::new()
         .workers(2)
         .deadline(Duration::from_secs(8))
         .stdio(connect, StdioOptions::default());
-    let rt = Runtime::start(host::server(), config).await.unwrap();
+    let rt = Application::start(host::server(), config).await.unwrap();
     let client = clients.lock().unwrap().remove(0);
     let (mut cr, mut cw) = tokio::io::split(client);
     let mut frame = host::call_frame(1, "slow", json!({"ms": 5500}));

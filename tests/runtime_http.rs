@@ -8,7 +8,7 @@ mod host;
 #[path = "support/http.rs"]
 mod rig;
 
-use beam_mcp::runtime::{Runtime, RuntimeConfig, HTTP};
+use beam_mcp::runtime::{Application, ApplicationConfig, HTTP};
 use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
 use rig::{rpc, Client, BOTH};
 use serde_json::{json, Value};
@@ -19,7 +19,7 @@ use tokio::net::TcpStream;
 
 const LIMIT: Duration = Duration::from_secs(10);
 
-async fn start() -> (beam_mcp::runtime::RuntimeHandle, SocketAddr) {
+async fn start() -> (beam_mcp::runtime::ApplicationRef, SocketAddr) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     // The runtime serves its own snapshot through the service; the host's catalog here is a
@@ -30,10 +30,13 @@ async fn start() -> (beam_mcp::runtime::RuntimeHandle, SocketAddr) {
         idle_timeout: Duration::from_millis(300),
         ..Default::default()
     };
-    let config = RuntimeConfig::new()
+    let config = ApplicationConfig::new()
         .workers(2)
         .http(listener, service, options);
-    (Runtime::start(host::server(), config).await.unwrap(), addr)
+    (
+        Application::start(host::server(), config).await.unwrap(),
+        addr,
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

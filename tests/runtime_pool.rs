@@ -4,22 +4,22 @@
 #[path = "support/runtime_host.rs"]
 mod host;
 
-use beam_mcp::runtime::{Runtime, RuntimeConfig, RuntimeHandle, RUNTIME_REFUSAL_CODE};
+use beam_mcp::runtime::{Application, ApplicationConfig, ApplicationRef, RUNTIME_REFUSAL_CODE};
 use beam_mcp::{Answer, Carrier};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 const LIMIT: Duration = Duration::from_secs(5);
 
-async fn start(config: RuntimeConfig) -> RuntimeHandle {
-    Runtime::start(host::server(), config)
+async fn start(config: ApplicationConfig) -> ApplicationRef {
+    Application::start(host::server(), config)
         .await
         .expect("the runtime starts")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_panicking_tool_answers_a_tool_error_and_its_worker_is_replaced() {
-    let rt = start(RuntimeConfig::new().workers(2)).await;
+    let rt = start(ApplicationConfig::new().workers(2)).await;
     let before = rt.pool_stats();
     assert_eq!(before.worker_restarts, 0);
 
@@ -53,7 +53,7 @@ async fn a_panicking_tool_answers_a_tool_error_and_its_worker_is_replaced() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_tool_error_costs_no_worker() {
-    let rt = start(RuntimeConfig::new().workers(1)).await;
+    let rt = start(ApplicationConfig::new().workers(1)).await;
     let reply = rt.dispatch("fail", json!({})).await.expect("answered");
     assert!(reply.is_error());
     assert_eq!(reply.texts(), ["it failed"]);
@@ -65,7 +65,7 @@ async fn a_tool_error_costs_no_worker() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_call_past_the_deadline_is_refused_and_its_worker_replaced() {
     let rt = start(
-        RuntimeConfig::new()
+        ApplicationConfig::new()
             .workers(1)
             .deadline(Duration::from_millis(100)),
     )
@@ -92,7 +92,7 @@ async fn a_call_past_the_deadline_is_refused_and_its_worker_replaced() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn blocking_host_code_is_still_bounded_by_the_deadline() {
     let rt = start(
-        RuntimeConfig::new()
+        ApplicationConfig::new()
             .workers(1)
             .deadline(Duration::from_millis(100)),
     )
@@ -110,7 +110,7 @@ async fn blocking_host_code_is_still_bounded_by_the_deadline() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_full_queue_refuses_at_once_with_overloaded() {
-    let rt = start(RuntimeConfig::new().workers(1).queue(1)).await;
+    let rt = start(ApplicationConfig::new().workers(1).queue(1)).await;
     let busy = {
         let rt = rt.clone();
         tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 400})).await })
@@ -146,7 +146,7 @@ async fn a_full_queue_refuses_at_once_with_overloaded() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn workers_bound_the_calls_running_at_once() {
-    let rt = start(RuntimeConfig::new().workers(4)).await;
+    let rt = start(ApplicationConfig::new().workers(4)).await;
     let started = Instant::now();
     let calls: Vec<_> = (0..8)
         .map(|_| {
@@ -165,7 +165,7 @@ async fn workers_bound_the_calls_running_at_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_caller_that_goes_away_leaves_its_call_running_to_its_end() {
-    let rt = start(RuntimeConfig::new().workers(1)).await;
+    let rt = start(ApplicationConfig::new().workers(1)).await;
     let caller = {
         let rt = rt.clone();
         tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 200})).await })
@@ -181,7 +181,7 @@ async fn a_caller_that_goes_away_leaves_its_call_running_to_its_end() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_call_whose_caller_went_away_is_still_held_to_the_deadline() {
     let rt = start(
-        RuntimeConfig::new()
+        ApplicationConfig::new()
             .workers(1)
             .deadline(Duration::from_millis(150)),
     )
@@ -205,7 +205,7 @@ async fn a_call_whose_caller_went_away_is_still_held_to_the_deadline() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_pool_that_goes_answers_the_waiting_and_finishes_the_running() {
-    let rt = start(RuntimeConfig::new().workers(1).queue(4)).await;
+    let rt = start(ApplicationConfig::new().workers(1).queue(4)).await;
     let running = {
         let rt = rt.clone();
         tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 300})).await })

@@ -10,7 +10,7 @@ use beam_mcp::connectome::effective::effective_export;
 use beam_mcp::connectome::export::{declared_export, observed_export, ExportKind};
 use beam_mcp::connectome::model::{EdgeKey, Graph};
 use beam_mcp::connectome::observed::Collector;
-use beam_mcp::runtime::{Runtime, RuntimeConfig, COLLECTOR, REPORTER, TRANSPORTS};
+use beam_mcp::runtime::{Application, ApplicationConfig, COLLECTOR, REPORTER, TRANSPORTS};
 use beam_mcp::Server;
 use serde_json::json;
 use std::time::Duration;
@@ -28,10 +28,10 @@ async fn exports_come_from_the_reporter_and_survive_its_crash() {
     let collector = Collector::new();
     collector.attach();
     let server = Server::new(host::config().collector(collector.clone())).unwrap();
-    let config = RuntimeConfig::new()
+    let config = ApplicationConfig::new()
         .workers(2)
         .reporter(declared(), DigestAlgorithm::Sha384);
-    let rt = Runtime::start(server, config).await.unwrap();
+    let rt = Application::start(server, config).await.unwrap();
     let ids: Vec<String> = rt
         .root()
         .which_children()
@@ -123,12 +123,12 @@ async fn exports_come_from_the_reporter_and_survive_its_crash() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_runtime_without_a_reporter_says_so() {
-    let rt = Runtime::start(host::server(), RuntimeConfig::new())
+    let rt = Application::start(host::server(), ApplicationConfig::new())
         .await
         .unwrap();
     let e = rt.export(ExportKind::Declared).await.unwrap_err();
     assert!(
-        matches!(e, beam_mcp::runtime::RuntimeError::NoReporter),
+        matches!(e, beam_mcp::runtime::ApplicationError::NoReporter),
         "{e}"
     );
     rt.stop(LIMIT).await.unwrap();

@@ -4,7 +4,7 @@
 #[path = "support/runtime_host.rs"]
 mod host;
 
-use beam_mcp::runtime::{Runtime, RuntimeConfig, STDIO};
+use beam_mcp::runtime::{Application, ApplicationConfig, STDIO};
 use beam_mcp::transport::stdio::StdioOptions;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -37,8 +37,8 @@ async fn requests_across_a_transport_restart_are_answered_or_refused() {
             max_in_flight: 4,
             ..StdioOptions::default()
         };
-        let config = RuntimeConfig::new().workers(2).stdio(connect, options);
-        let rt = Runtime::start(host::server(), config).await.unwrap();
+        let config = ApplicationConfig::new().workers(2).stdio(connect, options);
+        let rt = Application::start(host::server(), config).await.unwrap();
         let old = take_client(&clients);
         let (old_read, mut old_write) = tokio::io::split(old);
 
@@ -115,8 +115,8 @@ async fn requests_across_a_transport_restart_are_answered_or_refused() {
 async fn an_ended_connection_stays_down_until_started_again() {
     tokio::time::timeout(LIMIT, async {
         let (connect, clients) = host::connector();
-        let config = RuntimeConfig::new().stdio(connect, StdioOptions::default());
-        let rt = Runtime::start(host::server(), config).await.unwrap();
+        let config = ApplicationConfig::new().stdio(connect, StdioOptions::default());
+        let rt = Application::start(host::server(), config).await.unwrap();
         drop(take_client(&clients));
         let transports = rt.transports().await.unwrap();
         // EOF is a normal end: the transient connection is not restarted.

@@ -5,8 +5,8 @@ mod host;
 
 use beam_mcp::connectome::observed::Collector;
 use beam_mcp::runtime::{
-    Runtime, RuntimeConfig, RuntimeError, StdioIo, CATALOG, COLLECTOR, DISPATCH_POOL, STDIO,
-    TRANSPORTS,
+    Application, ApplicationConfig, ApplicationError, StdioIo, CATALOG, COLLECTOR, DISPATCH_POOL,
+    STDIO, TRANSPORTS,
 };
 use beam_mcp::transport::stdio::StdioOptions;
 use serde_json::json;
@@ -22,8 +22,8 @@ fn idle_stdio() -> StdioIo {
     StdioIo::new(tokio::io::BufReader::new(r), w)
 }
 
-fn config() -> RuntimeConfig {
-    RuntimeConfig::new()
+fn config() -> ApplicationConfig {
+    ApplicationConfig::new()
         .workers(2)
         .stdio(idle_stdio, StdioOptions::default())
 }
@@ -35,7 +35,7 @@ fn collecting() -> beam_mcp::Server {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_tree_has_the_design_shape() {
-    let rt = Runtime::start(collecting(), config()).await.unwrap();
+    let rt = Application::start(collecting(), config()).await.unwrap();
     let ids: Vec<String> = rt
         .root()
         .which_children()
@@ -59,7 +59,7 @@ async fn the_tree_has_the_design_shape() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_killed_pool_is_restarted_and_the_catalog_survives() {
-    let rt = Runtime::start(collecting(), config()).await.unwrap();
+    let rt = Application::start(collecting(), config()).await.unwrap();
     let catalog_actor = rt.dispatcher().unwrap().get_id();
     let pool = rt.pool_actor().unwrap();
     pool.kill();
@@ -82,7 +82,7 @@ async fn a_killed_pool_is_restarted_and_the_catalog_survives() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_crashed_catalog_actor_restarts_what_follows_it() {
-    let rt = Runtime::start(collecting(), config()).await.unwrap();
+    let rt = Application::start(collecting(), config()).await.unwrap();
     let old = rt.dispatcher().unwrap();
     old.stop(Some("injected crash".into()));
     assert!(
@@ -105,7 +105,7 @@ async fn a_crashed_catalog_actor_restarts_what_follows_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn stopping_the_runtime_stops_every_actor() {
-    let rt = Runtime::start(collecting(), config()).await.unwrap();
+    let rt = Application::start(collecting(), config()).await.unwrap();
     let pool = rt.pool_actor().unwrap();
     let catalog = rt.dispatcher().unwrap();
     rt.stop(LIMIT).await.unwrap();
@@ -121,29 +121,29 @@ async fn stopping_the_runtime_stops_every_actor() {
 
 #[tokio::test]
 async fn bad_options_are_refused_before_anything_starts() {
-    let err = Runtime::start(host::server(), RuntimeConfig::new().workers(0))
+    let err = Application::start(host::server(), ApplicationConfig::new().workers(0))
         .await
         .unwrap_err();
     assert!(
         matches!(
             err,
-            RuntimeError::InvalidOption {
+            ApplicationError::InvalidOption {
                 option: "workers",
                 ..
             }
         ),
         "{err}"
     );
-    let err = Runtime::start(
+    let err = Application::start(
         host::server(),
-        RuntimeConfig::new().deadline(Duration::ZERO),
+        ApplicationConfig::new().deadline(Duration::ZERO),
     )
     .await
     .unwrap_err();
     assert!(
         matches!(
             err,
-            RuntimeError::InvalidOption {
+            ApplicationError::InvalidOption {
                 option: "deadline",
                 ..
             }

@@ -1,13 +1,13 @@
 //! every typed `Outcome` agrees with the bytes sent beside it, through the real entry
-//! points (`Server::answer` on stdio at both revisions, `RuntimeHandle::answer` through the
-//! dispatch pool, `RuntimeHandle::dispatch`): a result, a tool's own error, a panicking tool,
+//! points (`Server::answer` on stdio at both revisions, `ApplicationRef::answer` through the
+//! dispatch pool, `ApplicationRef::dispatch`): a result, a tool's own error, a panicking tool,
 //! a nonconforming structured result, invalid arguments at either revision, an unknown tool, a
 //! resource not found, a reader that panics, a renderer that refuses, a deadline, overload.
 
 use beam_mcp::catalog::{
     PromptSpec, ReadError, RenderError, RenderedPrompt, ResourceContents, ResourceSpec,
 };
-use beam_mcp::runtime::{Runtime, RuntimeConfig};
+use beam_mcp::runtime::{Application, ApplicationConfig};
 use beam_mcp::{
     Answer, Carrier, Catalog, Outcome, RefusalReason, Reply, Server, ServerConfig, ToolCall,
     ToolError, ToolOutput, ToolSpec,
@@ -188,9 +188,9 @@ async fn stdio_outcomes_agree_with_their_bytes_at_both_revisions() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pool_refusals_agree_with_their_bytes_and_predicates() {
-    let rt = Runtime::start(
+    let rt = Application::start(
         server(),
-        RuntimeConfig::new()
+        ApplicationConfig::new()
             .workers(1)
             .queue(0)
             .deadline(Duration::from_millis(300)),
@@ -242,7 +242,7 @@ async fn pool_refusals_agree_with_their_bytes_and_predicates() {
 }
 
 async fn settled(
-    rt: &beam_mcp::runtime::RuntimeHandle,
+    rt: &beam_mcp::runtime::ApplicationRef,
     tool: &str,
 ) -> beam_mcp::runtime::ToolReply {
     for _ in 0..200 {

@@ -7,7 +7,7 @@
 #[path = "support/runtime_host.rs"]
 mod host;
 
-use beam_mcp::runtime::{Runtime, RuntimeConfig};
+use beam_mcp::runtime::{Application, ApplicationConfig};
 use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -233,12 +233,12 @@ async fn a_mixed_soak_leaves_nothing_behind() {
         idle_timeout: Duration::from_secs(2),
         write_timeout: Duration::from_secs(2),
     };
-    let config = RuntimeConfig::new()
+    let config = ApplicationConfig::new()
         .workers(4)
         .queue(4096)
         .deadline(Duration::from_secs(5))
         .http(listener, service, options);
-    let rt = Runtime::start(host::server(), config).await.unwrap();
+    let rt = Application::start(host::server(), config).await.unwrap();
 
     // Warm up once so that what the first connections allocate for good is in the baseline.
     let warm = Arc::new(Tally::default());

@@ -4,17 +4,17 @@
 //! hands each `Dispatch`'s host work to the pool without waiting for it.
 //!
 //! A restart restores the address: a fresh actor, put back in the slot
-//! `RuntimeHandle::dispatcher` reads and in the process group. It restores no catalog state:
+//! `ApplicationRef::dispatcher` reads and in the process group. It restores no catalog state:
 //! there is none to lose.
 
-use super::message::{answer, RuntimeMsg};
+use super::message::{answer, ApplicationMsg};
 use super::pool::{Pool, ReplyTo};
 use crate::server::Server;
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::sync::{Arc, RwLock};
 
 /// The slot where the current catalog actor is found (it changes when the actor restarts).
-pub(crate) type DispatcherSlot = Arc<RwLock<Option<ActorRef<RuntimeMsg>>>>;
+pub(crate) type DispatcherSlot = Arc<RwLock<Option<ActorRef<ApplicationMsg>>>>;
 
 pub(crate) struct CatalogArgs {
     pub(crate) server: Server,
@@ -32,13 +32,13 @@ pub(crate) struct CatalogState {
 pub(crate) struct CatalogActor;
 
 impl Actor for CatalogActor {
-    type Msg = RuntimeMsg;
+    type Msg = ApplicationMsg;
     type State = CatalogState;
     type Arguments = CatalogArgs;
 
     async fn pre_start(
         &self,
-        myself: ActorRef<RuntimeMsg>,
+        myself: ActorRef<ApplicationMsg>,
         args: CatalogArgs,
     ) -> Result<CatalogState, ActorProcessingErr> {
         #[cfg(feature = "cluster")]
@@ -52,12 +52,12 @@ impl Actor for CatalogActor {
 
     async fn handle(
         &self,
-        _myself: ActorRef<RuntimeMsg>,
-        message: RuntimeMsg,
+        _myself: ActorRef<ApplicationMsg>,
+        message: ApplicationMsg,
         state: &mut CatalogState,
     ) -> Result<(), ActorProcessingErr> {
         match message {
-            RuntimeMsg::Dispatch {
+            ApplicationMsg::Dispatch {
                 tool,
                 arguments,
                 extensions,

@@ -1,7 +1,7 @@
 //! The cluster seam (feature `cluster`): nodes on `ractor_cluster`, and host dispatch to the
 //! runtime of another node.
 //!
-//! **What crosses a node.** [`RuntimeMsg::Dispatch`] (tool name and arguments) and its reply
+//! **What crosses a node.** [`ApplicationMsg::Dispatch`] (tool name and arguments) and its reply
 //! (the [`ToolReply`](super::ToolReply) or the [`DispatchError`](super::DispatchError) with
 //! its typed refusal), in the encoding of [`DISPATCH_VARIANT`]. The dispatch's `extensions` do not cross: the tool on
 //! the serving node sees none. Everything else (the pool, the catalog, transports,
@@ -23,7 +23,7 @@
 //! as any call) and with no caller context. Bind to loopback (the default of
 //! [`NodeConfig::new`]) or to a private network; see docs/threat-model.md.
 
-use super::message::{unserved, DispatchResult, RuntimeMsg};
+use super::message::{unserved, ApplicationMsg, DispatchResult};
 use crate::outcome::RefusalReason;
 use ractor::{ActorCell, ActorRef, MessagingErr};
 use ractor_cluster::{NetworkStream, NodeServer, NodeServerMessage};
@@ -361,17 +361,17 @@ impl ClusterNode {
 
 /// The catalog actors of the runtimes on other nodes this process has a session with (the
 /// members of [`DISPATCH_GROUP`] that are not local).
-pub fn remote_dispatchers() -> Vec<ActorRef<RuntimeMsg>> {
+pub fn remote_dispatchers() -> Vec<ActorRef<ApplicationMsg>> {
     ractor::pg::get_members(&DISPATCH_GROUP.to_owned())
         .into_iter()
         .filter(|cell| !cell.get_id().is_local())
-        .map(ActorRef::<RuntimeMsg>::from)
+        .map(ActorRef::<ApplicationMsg>::from)
         .collect()
 }
 
 /// Waits up to `timeout` for a remote dispatcher to appear (after [`ClusterNode::connect`],
 /// the peer's groups arrive shortly after the session is ready) and returns the first.
-pub async fn wait_for_remote_dispatcher(timeout: Duration) -> Option<ActorRef<RuntimeMsg>> {
+pub async fn wait_for_remote_dispatcher(timeout: Duration) -> Option<ActorRef<ApplicationMsg>> {
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
         if let Some(first) = remote_dispatchers().into_iter().next() {
@@ -389,20 +389,20 @@ pub async fn wait_for_remote_dispatcher(timeout: Duration) -> Option<ActorRef<Ru
 /// included.
 ///
 /// # Errors
-/// As [`RuntimeHandle::dispatch`](super::RuntimeHandle::dispatch); and -32603 with
+/// As [`ApplicationRef::dispatch`](super::ApplicationRef::dispatch); and -32603 with
 /// `data.reason = "unavailable"` when the dispatcher's node is gone (before or during the
 /// call), or `"deadline"` when no answer came within `timeout`.
 ///
 /// # Cancel safety
 /// Cancelling it abandons the answer; the tool may still run on the serving node.
 pub async fn dispatch_to(
-    dispatcher: &ActorRef<RuntimeMsg>,
+    dispatcher: &ActorRef<ApplicationMsg>,
     tool: &str,
     arguments: Value,
     timeout: Duration,
 ) -> DispatchResult {
     let (tx, rx) = ractor::concurrency::oneshot();
-    let msg = RuntimeMsg::Dispatch {
+    let msg = ApplicationMsg::Dispatch {
         tool: tool.to_owned(),
         arguments,
         extensions: crate::extensions::Extensions::new(),

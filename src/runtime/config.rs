@@ -24,16 +24,16 @@ pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(30);
 /// transports.
 ///
 /// ```
-/// use beam_mcp::runtime::RuntimeConfig;
+/// use beam_mcp::runtime::ApplicationConfig;
 /// use std::time::Duration;
-/// let config = RuntimeConfig::new()
+/// let config = ApplicationConfig::new()
 ///     .workers(4)
 ///     .queue(256)
 ///     .deadline(Duration::from_secs(10));
 /// # let _ = config;
 /// ```
 #[derive(Clone)]
-pub struct RuntimeConfig {
+pub struct ApplicationConfig {
     pub(crate) workers: usize,
     pub(crate) queue: usize,
     pub(crate) deadline: Duration,
@@ -47,15 +47,15 @@ pub struct RuntimeConfig {
     pub(crate) name: Option<String>,
 }
 
-impl Default for RuntimeConfig {
+impl Default for ApplicationConfig {
     fn default() -> Self {
-        RuntimeConfig::new()
+        ApplicationConfig::new()
     }
 }
 
-impl fmt::Debug for RuntimeConfig {
+impl fmt::Debug for ApplicationConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RuntimeConfig")
+        f.debug_struct("ApplicationConfig")
             .field("workers", &self.workers)
             .field("queue", &self.queue)
             .field("deadline", &self.deadline)
@@ -67,12 +67,12 @@ impl fmt::Debug for RuntimeConfig {
     }
 }
 
-impl RuntimeConfig {
+impl ApplicationConfig {
     /// [`DEFAULT_WORKERS`] workers, a [`DEFAULT_QUEUE`] queue, a [`DEFAULT_DEADLINE`]
     /// deadline, no transport (host dispatch only), and a restart intensity of
     /// 10 restarts in 10 s at every supervisor of the tree.
     pub fn new() -> Self {
-        RuntimeConfig {
+        ApplicationConfig {
             workers: DEFAULT_WORKERS,
             queue: DEFAULT_QUEUE,
             deadline: DEFAULT_DEADLINE,
@@ -149,7 +149,7 @@ impl RuntimeConfig {
     }
 
     /// Runs the connectome reporter under Root, after the collector: it builds the declared,
-    /// observed and diff exports on demand ([`super::RuntimeHandle::export`]), off the request
+    /// observed and diff exports on demand ([`super::ApplicationRef::export`]), off the request
     /// path. The observed graph is the server's collector (an empty graph when it has none).
     #[cfg(feature = "connectome")]
     #[must_use]

@@ -7,7 +7,7 @@ use std::fmt;
 /// A runtime operation that failed, with what it was doing.
 #[derive(Debug)]
 #[non_exhaustive]
-pub enum RuntimeError {
+pub enum ApplicationError {
     /// A configuration value is out of range.
     InvalidOption {
         /// The option.
@@ -40,7 +40,7 @@ pub enum RuntimeError {
     },
     /// The Root supervisor did not stop in time, or had already stopped.
     Stop(StopError),
-    /// An export was asked of a runtime started without [`crate::runtime::RuntimeConfig::reporter`],
+    /// An export was asked of a runtime started without [`crate::runtime::ApplicationConfig::reporter`],
     /// or while the reporter restarts.
     #[cfg(feature = "connectome")]
     NoReporter,
@@ -59,30 +59,34 @@ pub enum RuntimeError {
     },
 }
 
-impl fmt::Display for RuntimeError {
+impl fmt::Display for ApplicationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RuntimeError::InvalidOption { option, reason } => {
+            ApplicationError::InvalidOption { option, reason } => {
                 write!(f, "runtime option {option} {reason}")
             }
-            RuntimeError::Start(e) => write!(f, "the runtime could not start: {e}"),
-            RuntimeError::Supervisor(e) => write!(f, "a runtime supervisor did not answer: {e}"),
-            RuntimeError::UnknownTransport { id } => write!(f, "no transport has the id {id:?}"),
-            RuntimeError::StopTransport { id, source } => {
+            ApplicationError::Start(e) => write!(f, "the runtime could not start: {e}"),
+            ApplicationError::Supervisor(e) => {
+                write!(f, "a runtime supervisor did not answer: {e}")
+            }
+            ApplicationError::UnknownTransport { id } => {
+                write!(f, "no transport has the id {id:?}")
+            }
+            ApplicationError::StopTransport { id, source } => {
                 write!(f, "transport {id:?} could not be stopped: {source}")
             }
-            RuntimeError::StartTransport { id, source } => {
+            ApplicationError::StartTransport { id, source } => {
                 write!(f, "transport {id:?} could not be started: {source}")
             }
-            RuntimeError::Stop(e) => write!(f, "the runtime did not stop cleanly: {e}"),
+            ApplicationError::Stop(e) => write!(f, "the runtime did not stop cleanly: {e}"),
             #[cfg(feature = "connectome")]
-            RuntimeError::NoReporter => f.write_str("the runtime has no reporter running"),
+            ApplicationError::NoReporter => f.write_str("the runtime has no reporter running"),
             #[cfg(feature = "connectome")]
-            RuntimeError::ReporterUnavailable => f.write_str("the reporter did not answer"),
+            ApplicationError::ReporterUnavailable => f.write_str("the reporter did not answer"),
             #[cfg(feature = "connectome")]
-            RuntimeError::Export(e) => write!(f, "the export could not be written: {e}"),
+            ApplicationError::Export(e) => write!(f, "the export could not be written: {e}"),
             #[cfg(all(feature = "cluster", feature = "connectome"))]
-            RuntimeError::NotFederated { kind } => {
+            ApplicationError::NotFederated { kind } => {
                 write!(
                     f,
                     "the {kind} export has no federated form (observed, effective do)"
@@ -92,21 +96,23 @@ impl fmt::Display for RuntimeError {
     }
 }
 
-impl std::error::Error for RuntimeError {
+impl std::error::Error for ApplicationError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            RuntimeError::InvalidOption { .. } | RuntimeError::UnknownTransport { .. } => None,
+            ApplicationError::InvalidOption { .. } | ApplicationError::UnknownTransport { .. } => {
+                None
+            }
             #[cfg(feature = "connectome")]
-            RuntimeError::NoReporter | RuntimeError::ReporterUnavailable => None,
+            ApplicationError::NoReporter | ApplicationError::ReporterUnavailable => None,
             #[cfg(feature = "connectome")]
-            RuntimeError::Export(e) => Some(e),
+            ApplicationError::Export(e) => Some(e),
             #[cfg(all(feature = "cluster", feature = "connectome"))]
-            RuntimeError::NotFederated { .. } => None,
-            RuntimeError::Start(e) => Some(e),
-            RuntimeError::Supervisor(e) => Some(e),
-            RuntimeError::StopTransport { source, .. } => Some(source),
-            RuntimeError::StartTransport { source, .. } => Some(source),
-            RuntimeError::Stop(e) => Some(e),
+            ApplicationError::NotFederated { .. } => None,
+            ApplicationError::Start(e) => Some(e),
+            ApplicationError::Supervisor(e) => Some(e),
+            ApplicationError::StopTransport { source, .. } => Some(source),
+            ApplicationError::StartTransport { source, .. } => Some(source),
+            ApplicationError::Stop(e) => Some(e),
         }
     }
 }

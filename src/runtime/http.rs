@@ -41,7 +41,7 @@ impl fmt::Debug for HttpSlot {
 }
 
 /// The number of connection tasks alive, across listener restarts: read by
-/// `RuntimeHandle::http_connections`.
+/// `ApplicationRef::http_connections`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct OpenConnections(Arc<AtomicUsize>);
 

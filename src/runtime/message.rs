@@ -17,7 +17,7 @@ pub(crate) use wire::forward_bytes;
 pub use wire::DISPATCH_VARIANT;
 
 /// What a host actor may send the runtime's dispatcher (see
-/// [`RuntimeHandle::dispatcher`](super::RuntimeHandle::dispatcher)).
+/// [`ApplicationRef::dispatcher`](super::ApplicationRef::dispatcher)).
 ///
 /// Every field but `extensions` is plain data (strings, JSON values, a reply port). With the
 /// `cluster` feature the message has a wire encoding (`runtime::cluster`, "What crosses a
@@ -25,7 +25,7 @@ pub use wire::DISPATCH_VARIANT;
 /// extensions are in-process values and do not cross: a remote dispatch runs with none.
 #[derive(Debug)]
 #[non_exhaustive]
-pub enum RuntimeMsg {
+pub enum ApplicationMsg {
     /// Call `tool` with `arguments`, validated exactly as a `tools/call` off a wire, and run
     /// in the dispatch pool. The answer goes to `reply`.
     Dispatch {

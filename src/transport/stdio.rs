@@ -13,7 +13,7 @@
 //! [`serve`] runs host work on the connection's own tasks and puts no clock on it: a tool that
 //! never returns holds its request, and so the end of the connection, for ever. A host that
 //! needs a per-call deadline (and worker replacement after a panic) serves stdio through the
-//! supervised runtime instead (`RuntimeConfig::stdio`), whose dispatch pool bounds each call.
+//! supervised runtime instead (`ApplicationConfig::stdio`), whose dispatch pool bounds each call.
 
 use crate::dispatch::Carrier;
 use crate::extensions::Extensions;
@@ -103,7 +103,7 @@ impl std::error::Error for StdioError {
 /// Serves `server` on the process's stdin and stdout until EOF or `exit`.
 ///
 /// Stdin is read by one thread for the life of the process, shared with the runtime's
-/// [`crate::runtime::RuntimeConfig::process_stdio`]: a second call after the first ended (at
+/// [`crate::runtime::ApplicationConfig::process_stdio`]: a second call after the first ended (at
 /// `exit`, say) goes on with the next line, and nothing the first had read but not taken is
 /// lost. Only one connection serves stdin at a time; another call waits for it.
 ///

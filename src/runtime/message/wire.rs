@@ -1,4 +1,4 @@
-//! The cluster wire encoding of [`RuntimeMsg`] and its reply (feature `cluster`).
+//! The cluster wire encoding of [`ApplicationMsg`] and its reply (feature `cluster`).
 //!
 //! `ractor_cluster` carries a message as a [`SerializedMessage`]: for a call, a variant name,
 //! argument bytes and a reply port of bytes. Here:
@@ -13,7 +13,7 @@
 //! The `extensions` of a dispatch do not cross: they are in-process values with no encoding,
 //! and the tool on the serving node sees none (`Extensions::new()`).
 
-use super::{unserved, DispatchError, DispatchResult, RuntimeMsg, ToolReply};
+use super::{unserved, ApplicationMsg, DispatchError, DispatchResult, ToolReply};
 use crate::extensions::Extensions;
 use crate::outcome::{Kind, RefusalReason};
 use crate::protocol::RpcError;
@@ -110,7 +110,7 @@ fn encode_call(tool: String, arguments: Value) -> Result<Vec<u8>, BoxedDowncastE
     serde_json::to_vec(&WireCall { tool, arguments }).map_err(|_| BoxedDowncastErr)
 }
 
-impl ractor::Message for RuntimeMsg {
+impl ractor::Message for ApplicationMsg {
     fn serializable() -> bool {
         true
     }
@@ -119,7 +119,7 @@ impl ractor::Message for RuntimeMsg {
     /// loss, when the serving node goes away) a forwarding task turns into the typed reply.
     fn serialize(self) -> Result<SerializedMessage, BoxedDowncastErr> {
         match self {
-            RuntimeMsg::Dispatch {
+            ApplicationMsg::Dispatch {
                 tool,
                 arguments,
                 extensions: _,
@@ -177,7 +177,7 @@ impl ractor::Message for RuntimeMsg {
                 let _ = reply.send(encode_reply(&answer));
             }
         });
-        Ok(RuntimeMsg::Dispatch {
+        Ok(ApplicationMsg::Dispatch {
             tool,
             arguments,
             extensions: Extensions::new(),
