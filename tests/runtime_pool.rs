@@ -108,6 +108,40 @@ async fn blocking_host_code_is_still_bounded_by_the_deadline() {
     rt.stop(LIMIT).await.unwrap();
 }
 
+/// A host that blocks its thread past the deadline and then returns must not hand its slot
+/// back: the deadline already replaced it. Counted with a queue of none, one worker: while one
+/// call runs, the next is refused `overloaded`, before and after the late return.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_late_return_after_the_deadline_adds_no_slot() {
+    let rt = start(
+        ApplicationConfig::new()
+            .workers(1)
+            .queue(0)
+            .deadline(Duration::from_millis(300)),
+    )
+    .await;
+    let err = rt.dispatch("block", json!({"ms": 600})).await.unwrap_err();
+    assert!(err.is_deadline(), "{err}");
+    // Let the blocked host return on its own thread.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(host::eventually(LIMIT, || async { rt.pool_stats().worker_restarts == 1 }).await);
+    for round in 0..2 {
+        let busy = {
+            let rt = rt.clone();
+            tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 200})).await })
+        };
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let second = rt.dispatch("slow", json!({"ms": 1})).await;
+        assert!(
+            second.as_ref().is_err_and(|e| e.is_overloaded()),
+            "round {round}: a second call ran beside the first, so the pool holds more than one slot"
+        );
+        assert_eq!(busy.await.unwrap().unwrap().texts(), ["slept 200"]);
+    }
+    assert_eq!(rt.pool_stats().worker_restarts, 1);
+    rt.stop(LIMIT).await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_full_queue_refuses_at_once_with_overloaded() {
     let rt = start(ApplicationConfig::new().workers(1).queue(1)).await;

@@ -11,7 +11,8 @@ use std::fmt;
 
 #[cfg(feature = "cluster")]
 mod wire;
-#[cfg(feature = "cluster")]
+// Used by the observed-graph pull, which needs the connectome too.
+#[cfg(all(feature = "cluster", feature = "connectome"))]
 pub(crate) use wire::forward_bytes;
 #[cfg(feature = "cluster")]
 pub use wire::DISPATCH_VARIANT;

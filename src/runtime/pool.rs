@@ -31,7 +31,7 @@ use crate::BoxFuture;
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SpawnErr};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 use tokio::task::JoinHandle;
@@ -214,16 +214,15 @@ impl Pool {
                 Err(reason) => return pending.refuse(reason),
             };
             let id = pending.id().clone();
-            let slot = Slot {
-                permit: Some(permit),
-            };
+            let slot = Slot::new(permit);
             let mut watch = Watch {
                 task: Some(tokio::spawn(host(
                     pending,
-                    slot,
+                    slot.clone(),
                     admission.clone(),
                     shared.clone(),
                 ))),
+                slot,
                 due,
                 admission,
                 shared,
@@ -276,29 +275,38 @@ async fn admit(
     }
 }
 
-/// A call's slot. Released when the call ends; forgotten when the task holding it is torn
-/// down mid-work (aborted at its deadline), since a replacement already took its place.
+/// A call's slot, settled once: by the call's task when its host work ends (released, or
+/// retired after a panic), or by its deadline (retired, the work perhaps still running on a
+/// blocked thread). Whoever settles it first acts; the other finds it settled. A blocked host
+/// that returns after its deadline thus hands nothing back: its slot was already replaced.
+#[derive(Clone)]
 struct Slot {
-    permit: Option<OwnedSemaphorePermit>,
+    permit: Arc<Mutex<Option<OwnedSemaphorePermit>>>,
 }
 
 impl Slot {
-    fn release(mut self) {
-        drop(self.permit.take());
-    }
-
-    fn retire(mut self, admission: &Admission, counters: &Counters, fault: SlotFault) {
-        if let Some(permit) = self.permit.take() {
-            permit.forget();
+    fn new(permit: OwnedSemaphorePermit) -> Slot {
+        Slot {
+            permit: Arc::new(Mutex::new(Some(permit))),
         }
-        admission.replace(counters, fault);
     }
-}
 
-impl Drop for Slot {
-    fn drop(&mut self) {
-        if let Some(permit) = self.permit.take() {
+    fn take(&self) -> Option<OwnedSemaphorePermit> {
+        // The lock guards one `take`: it cannot be poisoned mid-update.
+        self.permit
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+
+    fn release(&self) {
+        drop(self.take());
+    }
+
+    fn retire(&self, admission: &Admission, counters: &Counters, fault: SlotFault) {
+        if let Some(permit) = self.take() {
             permit.forget();
+            admission.replace(counters, fault);
         }
     }
 }
@@ -344,6 +352,7 @@ async fn host(
 /// caller has gone.
 struct Watch {
     task: Option<JoinHandle<Reply>>,
+    slot: Slot,
     due: Instant,
     admission: Arc<Admission>,
     shared: Arc<PoolShared>,
@@ -363,7 +372,7 @@ impl Watch {
             Ok(Err(_)) => Err(UNAVAILABLE),
             Err(_elapsed) => {
                 if let Some(task) = task {
-                    overdue(task, &self.admission, &self.shared);
+                    overdue(task, &self.slot, &self.admission, &self.shared);
                 }
                 Err(DEADLINE)
             }
@@ -371,12 +380,14 @@ impl Watch {
     }
 }
 
-/// A call past its deadline: aborted, counted, its slot replaced.
-fn overdue(task: JoinHandle<Reply>, admission: &Admission, shared: &PoolShared) {
+/// A call past its deadline: aborted, counted, its slot replaced (unless the work settled it
+/// in the same instant).
+fn overdue(task: JoinHandle<Reply>, slot: &Slot, admission: &Admission, shared: &PoolShared) {
     task.abort();
     shared.counters.deadlines.fetch_add(1, Ordering::Relaxed);
     metrics::pool_event(PoolEvent::Deadline);
-    admission.replace(
+    slot.retire(
+        admission,
         &shared.counters,
         SlotFault::DeadlineExceeded(shared.settings.deadline),
     );
@@ -391,12 +402,17 @@ impl Drop for Watch {
             return;
         }
         // The caller went away: the deadline still holds for the work it left running.
-        let (due, admission, shared) = (self.due, self.admission.clone(), self.shared.clone());
+        let (due, slot, admission, shared) = (
+            self.due,
+            self.slot.clone(),
+            self.admission.clone(),
+            self.shared.clone(),
+        );
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             rt.spawn(async move {
                 let mut task = task;
                 if tokio::time::timeout_at(due, &mut task).await.is_err() {
-                    overdue(task, &admission, &shared);
+                    overdue(task, &slot, &admission, &shared);
                 }
             });
         }
