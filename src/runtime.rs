@@ -515,7 +515,8 @@ impl ApplicationRef {
         self.shared.pool.stats()
     }
 
-    /// The pool's actor (it owns the admission and replaces lost slots), while it runs.
+    /// The pool's actor (it owns the admission for its life and closes it as it goes), while it
+    /// runs.
     pub fn pool_actor(&self) -> Option<ActorCell> {
         self.shared.pool.cell()
     }

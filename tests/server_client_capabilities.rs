@@ -1,4 +1,4 @@
-//! `ToolSpec::requires_client_capability`: a 2026-07-28 call whose `clientCapabilities` lacks
+//! `ToolSpec::with_required_client_capability`: a 2026-07-28 call whose `clientCapabilities` lacks
 //! a required capability is refused -32021 (HTTP 400) naming every missing one, before the
 //! dispatch runs; a call that declares them is served; a 2025-11-25 call is not checked.
 

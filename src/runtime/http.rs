@@ -162,6 +162,10 @@ async fn accept_loop(
                         let _counted = counted;
                         serve.await;
                     });
+                    // Under a steady flood of accepts the reaping branch below may lose the
+                    // race again and again: reap what has ended here too, so the set holds
+                    // only live connections.
+                    while connections.try_join_next().is_some() {}
                 }
                 // Reaps the connections that ended.
                 Some(_) = connections.join_next(), if !connections.is_empty() => {}

@@ -44,9 +44,12 @@ impl Serving {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
-        if let Some(task) = self.task.take() {
+        // Awaited in place, not taken: if the actor is killed mid-wait (this future dropped),
+        // the handle is still here for `Drop` to abort.
+        if let Some(task) = self.task.as_mut() {
             let _ = task.await;
         }
+        self.task = None;
     }
 }
 
