@@ -259,9 +259,9 @@ fn annotations_pass_untouched() {
         "type": "object",
         "default": {"place": 1},
         "examples": [42, "x"],
-        "deprecated": "not even a boolean",
-        "readOnly": 3,
-        "writeOnly": null,
+        "deprecated": false,
+        "readOnly": true,
+        "writeOnly": false,
         "properties": {"place": {"type": "string", "x-mcp-header": "Place", "default": 7}}
     });
     let s = compile(raw.clone());
@@ -582,4 +582,43 @@ fn schema_is_cheap_to_share() {
     let s = compile(json!({"type": "object"}));
     let t = s.clone();
     assert!(std::ptr::eq(s.raw(), t.raw()));
+}
+
+/// Annotations are never validated, but their values must have the 2020-12 meta-schema's
+/// types, on the subset path as on the general one (a fuzz finding: the subset carried
+/// `"examples": "object"`, which the general validator's meta-schema check refuses).
+#[test]
+fn annotations_of_the_wrong_type_are_refused_on_both_paths() {
+    let cases = [
+        (json!({"examples": "object"}), "examples"),
+        (json!({"title": 1}), "title"),
+        (json!({"description": ["x"]}), "description"),
+        (json!({"$comment": {}}), "$comment"),
+        (json!({"deprecated": "yes"}), "deprecated"),
+        (json!({"readOnly": 0}), "readOnly"),
+        (json!({"writeOnly": null}), "writeOnly"),
+        (
+            json!({"properties": {"place": {"type": "string", "examples": 3}}}),
+            "examples",
+        ),
+    ];
+    for (annotations, keyword) in cases {
+        let mut raw = json!({"type": "object"});
+        for (k, v) in annotations.as_object().unwrap() {
+            raw[k] = v.clone();
+        }
+        let subset = Schema::compile(&raw).expect_err(&raw.to_string());
+        assert_eq!(subset.kind(), SchemaErrorKind::Malformed, "{raw}");
+        assert_eq!(subset.keyword(), Some(keyword), "{raw}");
+        raw["$defs"] = json!({"unused": {}});
+        let general = Schema::compile(&raw).expect_err(&raw.to_string());
+        assert_eq!(general.kind(), SchemaErrorKind::Malformed, "{raw}");
+    }
+    // What the meta-schema allows is still carried.
+    let fine = compile(json!({
+        "type": "object",
+        "title": "t", "description": "d", "$comment": "c", "examples": [{}],
+        "default": 5, "deprecated": false, "readOnly": true, "writeOnly": false,
+    }));
+    accepts(&fine, json!({}));
 }

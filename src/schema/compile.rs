@@ -178,11 +178,33 @@ fn compile_object(
             "maxLength" => node.max_length = Some(count(value, at, keyword)?),
             "minItems" => node.min_items = Some(count(value, at, keyword)?),
             "maxItems" => node.max_items = Some(count(value, at, keyword)?),
-            k if ANNOTATIONS.contains(&k) => {}
+            k if ANNOTATIONS.contains(&k) => annotation(value, at, k)?,
             other => return Err(SchemaError::unsupported(at, other)),
         }
     }
     Ok(node)
+}
+
+/// An annotation is never validated, but its value must have the type the 2020-12
+/// meta-schema gives it, as the general validator's meta-schema check requires: a schema is
+/// refused or accepted alike on either path.
+fn annotation(value: &Value, at: &str, keyword: &str) -> Result<(), SchemaError> {
+    let fits = match keyword {
+        "title" | "description" | "$comment" | "$schema" => value.is_string(),
+        "examples" => value.is_array(),
+        "deprecated" | "readOnly" | "writeOnly" => value.is_boolean(),
+        // `default` may be any value; `x-mcp-header` is MCP's, checked where headers are read.
+        _ => true,
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(SchemaError::malformed(
+            at,
+            keyword,
+            "a value of the wrong JSON type for this keyword (2020-12 meta-schema)",
+        ))
+    }
 }
 
 fn types(value: &Value, at: &str) -> Result<Box<[JsonType]>, SchemaError> {
