@@ -145,15 +145,12 @@ pub(crate) fn request(method: &str, revision: Option<Revision>, carrier: Carrier
         .iter()
         .position(|known| *known == method)
         .unwrap_or(METHODS.len());
-    let r = match revision {
-        None => 0,
-        Some(Revision::V2025_11_25) => 1,
-        Some(Revision::V2026_07_28) => 2,
-    };
-    let t = match carrier {
-        Carrier::Stdio => 0,
-        Carrier::Http => 1,
-        Carrier::Host => 2,
+    // Indexed in the order `request_keys` built them: the arrays are the one source of it.
+    let (Some(r), Some(t)) = (
+        REVISIONS.iter().position(|known| *known == revision),
+        CARRIERS.iter().position(|known| *known == carrier),
+    ) else {
+        return;
     };
     if let Some(key) = request_keys().get((m * REVISIONS.len() + r) * CARRIERS.len() + t) {
         metrics::with_recorder(|recorder| recorder.register_counter(key, metadata())).increment(1);
@@ -198,11 +195,30 @@ pub(crate) enum ToolOutcome {
     Nonconforming,
 }
 
+impl ToolOutcome {
+    /// Every outcome, in the order [`ToolKeys`] holds their keys.
+    const ALL: [ToolOutcome; 4] = [
+        ToolOutcome::Ok,
+        ToolOutcome::ToolError,
+        ToolOutcome::Panic,
+        ToolOutcome::Nonconforming,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            ToolOutcome::Ok => "ok",
+            ToolOutcome::ToolError => "tool_error",
+            ToolOutcome::Panic => "panic",
+            ToolOutcome::Nonconforming => "nonconforming",
+        }
+    }
+}
+
 /// The series one tool records into, built once when the catalog is validated: a call
 /// records through these keys with nothing allocated or hashed per call.
 #[derive(Debug)]
 pub(crate) struct ToolKeys {
-    /// `mcp_tool_calls_total`, one key per [`ToolOutcome`] in declaration order.
+    /// `mcp_tool_calls_total`, one key per [`ToolOutcome`], in the order of `ToolOutcome::ALL`.
     calls: [Key; 4],
     /// `mcp_tool_call_duration_seconds`.
     seconds: Key,
@@ -211,22 +227,16 @@ pub(crate) struct ToolKeys {
 impl ToolKeys {
     /// The keys of the catalog's tool `tool`.
     pub(crate) fn new(tool: &std::sync::Arc<str>) -> ToolKeys {
-        let call = |outcome: &'static str| {
-            Key::from_parts(
-                TOOL_CALLS,
-                vec![
-                    Label::new("tool", tool.clone()),
-                    Label::from_static_parts("outcome", outcome),
-                ],
-            )
-        };
         ToolKeys {
-            calls: [
-                call("ok"),
-                call("tool_error"),
-                call("panic"),
-                call("nonconforming"),
-            ],
+            calls: ToolOutcome::ALL.map(|outcome| {
+                Key::from_parts(
+                    TOOL_CALLS,
+                    vec![
+                        Label::new("tool", tool.clone()),
+                        Label::from_static_parts("outcome", outcome.label()),
+                    ],
+                )
+            }),
             seconds: Key::from_parts(TOOL_CALL_SECONDS, vec![Label::new("tool", tool.clone())]),
         }
     }
@@ -234,11 +244,12 @@ impl ToolKeys {
 
 /// A tool call that ran, how it ended and how long the host took.
 pub(crate) fn tool_call(keys: &ToolKeys, outcome: ToolOutcome, took: Duration) {
-    let calls = match outcome {
-        ToolOutcome::Ok => &keys.calls[0],
-        ToolOutcome::ToolError => &keys.calls[1],
-        ToolOutcome::Panic => &keys.calls[2],
-        ToolOutcome::Nonconforming => &keys.calls[3],
+    let Some(calls) = ToolOutcome::ALL
+        .iter()
+        .position(|known| *known == outcome)
+        .and_then(|i| keys.calls.get(i))
+    else {
+        return;
     };
     metrics::with_recorder(|recorder| {
         recorder.register_counter(calls, metadata()).increment(1);
