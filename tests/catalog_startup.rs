@@ -55,6 +55,23 @@ fn schema_keywords_outside_2020_12_are_refused_naming_tool_and_pointer() {
 }
 
 #[test]
+fn an_annotation_of_the_wrong_type_is_refused_naming_tool_and_keyword() {
+    let e = refuse(Catalog::new().tool(tool(
+        "t",
+        json!({"type":"object","examples":"object","properties":{"p":{"type":"string"}}}),
+    )));
+    match &e {
+        ConfigError::ToolSchema { tool, source } => {
+            assert_eq!(tool, "t");
+            assert!(source.is_malformed(), "{source}");
+            assert_eq!(source.keyword(), Some("examples"));
+        }
+        other => panic!("{other}"),
+    }
+    assert!(e.to_string().contains("`t`"), "{e}");
+}
+
+#[test]
 fn a_remote_ref_is_refused_at_startup_with_its_pointer() {
     let e = refuse(Catalog::new().tool(tool(
         "t",
