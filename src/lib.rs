@@ -58,7 +58,7 @@ pub mod __fuzz {
     pub use crate::catalog::cursor::{CursorCodec, CursorError, ListKind};
     use crate::catalog::template::UriTemplate;
     pub use crate::catalog::TemplateError;
-    pub use crate::protocol::jsonrpc::{decode, FrameError, Incoming};
+    pub use crate::protocol::jsonrpc::{decode, FrameError, Incoming, Member, Meta, Params, Text};
 
     /// Parses `template` as a resource template (the RFC 6570 subset `{var}`, `{+var}`) and
     /// reports whether `uri` is one of its expansions, as `resources/read` matches it.

@@ -16,6 +16,8 @@ pub use envelope::{CacheHint, CacheScope, Cacheable, ServerInfo};
 pub(crate) use envelope::{CacheHints, Envelope};
 pub(crate) use error::bounded;
 pub use error::{codes, RpcError, MAX_ECHO_BYTES};
-pub(crate) use jsonrpc::{decode, Incoming};
+pub(crate) use jsonrpc::{
+    decode, Incoming, Member, Meta, Params, Text, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION,
+};
 pub use jsonrpc::{encode_error, encode_result, RequestId, MAX_ID_BYTES};
 pub use revision::{Revision, UnknownRevision};

@@ -234,7 +234,7 @@ impl Server {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn handle_in(
         &self,
-        message: crate::protocol::Incoming,
+        message: crate::protocol::Incoming<'_>,
         era: route::Era,
         extensions: Extensions,
     ) -> Step {
@@ -278,9 +278,11 @@ impl Server {
         arguments: Value,
         extensions: Extensions,
     ) -> Result<Pending, Reply> {
-        let mut params = serde_json::Map::new();
-        params.insert("name".into(), Value::String(tool.to_owned()));
-        params.insert("arguments".into(), arguments);
+        let params = crate::protocol::Params {
+            name: Some(crate::protocol::Text::Str(tool.into())),
+            arguments: Some(arguments),
+            ..Default::default()
+        };
         let id = RequestId::Number(0.into());
         let message = crate::protocol::Incoming {
             id: Some(id.clone()),
@@ -310,7 +312,7 @@ impl Server {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn revision_for(
         &self,
-        message: &crate::protocol::Incoming,
+        message: &crate::protocol::Incoming<'_>,
         era: route::Era,
     ) -> Result<crate::protocol::Revision, RpcError> {
         if message.top_level_meta {

@@ -8,6 +8,7 @@ use super::error::RpcError;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::fmt;
 
 /// A request id: a string or an integer, as MCP allows (never null, never fractional).
@@ -30,28 +31,119 @@ impl fmt::Display for RequestId {
 }
 
 /// One decoded message: a request when `id` is present, a notification otherwise.
+///
+/// Borrowed from the frame where it can be: the method, a tool's or prompt's `name` and the
+/// requested revision are slices of the bytes unless they carry escapes. What the core reads
+/// by name has a typed member; everything else a method may read stays in a JSON map.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Incoming {
+pub struct Incoming<'a> {
     /// The id; `None` for a notification.
     pub id: Option<RequestId>,
     /// The method name.
-    pub method: String,
+    pub method: Cow<'a, str>,
     /// The params object, when present.
-    pub params: Option<Map<String, Value>>,
+    pub params: Option<Params<'a>>,
     /// Whether the message carried a `_meta` member at its top level (refused by the core:
     /// the schema's one position for `_meta` is inside `params`).
     pub top_level_meta: bool,
 }
 
-impl Incoming {
+impl Incoming<'_> {
     /// Whether this message is a notification (no id, so no response).
     pub fn is_notification(&self) -> bool {
         self.id.is_none()
     }
 
     /// `params._meta`, when present and an object.
-    pub fn meta(&self) -> Option<&Map<String, Value>> {
-        self.params.as_ref()?.get("_meta")?.as_object()
+    pub fn meta(&self) -> Option<&Meta<'_>> {
+        match self.params.as_ref()?.meta.as_ref()? {
+            Member::Object(meta) => Some(meta),
+            Member::Other(_) => None,
+        }
+    }
+}
+
+/// A member the core expects to be a string: borrowed from the frame when it has no escapes,
+/// kept as the value it is otherwise (for the refusal to say what was wrong).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Text<'a> {
+    /// A string.
+    Str(Cow<'a, str>),
+    /// Any other JSON value, null included.
+    Other(Value),
+}
+
+impl Text<'_> {
+    /// The string, when the member is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Text::Str(s) => Some(s),
+            Text::Other(_) => None,
+        }
+    }
+}
+
+/// A member the core expects to be an object: read into `T`, or kept as the value it is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Member<T> {
+    /// An object.
+    Object(T),
+    /// Any other JSON value, null included.
+    Other(Value),
+}
+
+/// `params`: the members the core reads on every call typed, the rest as JSON.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Params<'a> {
+    /// `name` (`tools/call`, `prompts/get`).
+    pub name: Option<Text<'a>>,
+    /// `arguments` (`tools/call`, `prompts/get`), null included.
+    pub arguments: Option<Value>,
+    /// `_meta`.
+    pub meta: Option<Member<Meta<'a>>>,
+    /// Every other member (`uri`, `cursor`, `ref`, `argument`, `context`, …).
+    pub rest: Map<String, Value>,
+}
+
+impl Params<'_> {
+    /// A member that must be a string, when it is one.
+    pub fn text(&self, field: &str) -> Option<&str> {
+        match field {
+            "name" => self.name.as_ref()?.as_str(),
+            _ => self.rest.get(field)?.as_str(),
+        }
+    }
+}
+
+/// `params._meta`: the revision and the client's capabilities typed, the rest as JSON.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Meta<'a> {
+    /// `io.modelcontextprotocol/protocolVersion`.
+    pub protocol_version: Option<Text<'a>>,
+    /// `io.modelcontextprotocol/clientCapabilities`.
+    pub client_capabilities: Option<Value>,
+    /// Every other member (`clientInfo`, `logLevel`, `progressToken`, a host's own keys…).
+    pub rest: Map<String, Value>,
+}
+
+/// The `_meta` key naming the requested revision.
+pub(crate) const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// The `_meta` key carrying the client's capabilities.
+pub(crate) const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// The prefix of every `_meta` key MCP itself defines.
+pub(crate) const META_PREFIX: &str = "io.modelcontextprotocol/";
+
+impl Meta<'_> {
+    /// Whether any member speaks the modern vocabulary (a key under [`META_PREFIX`]).
+    pub fn speaks_modern(&self) -> bool {
+        self.protocol_version.is_some()
+            || self.client_capabilities.is_some()
+            || self.rest.keys().any(|k| k.starts_with(META_PREFIX))
+    }
+
+    /// A member other than the two typed ones.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.rest.get(key)
     }
 }
 
@@ -62,12 +154,6 @@ pub struct FrameError {
     pub id: Option<RequestId>,
     /// The error to answer with (-32700 or -32600).
     pub error: RpcError,
-}
-
-// Distinguishes an absent member (None) from one that is present, null included (Some), and
-// refuses a repeated key at any depth.
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    d.deserialize_any(Strict).map(Some)
 }
 
 /// Builds a `Value` like serde_json's own, but refuses an object that repeats a key: a
@@ -123,38 +209,247 @@ impl<'de> Visitor<'de> for Strict {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            // One walk of the map per key: the slot found vacant is the one filled.
-            let slot = match out.entry(key) {
-                serde_json::map::Entry::Vacant(slot) => slot,
-                serde_json::map::Entry::Occupied(taken) => {
-                    return Err(de::Error::custom(format_args!(
-                        "duplicate key `{}`",
-                        taken.key()
-                    )));
-                }
-            };
-            let StrictValue(v) = map.next_value()?;
-            slot.insert(v);
+            insert_once(&mut out, key, &mut map)?;
         }
         Ok(Value::Object(out))
     }
 }
 
-#[derive(Deserialize)]
-struct Wire {
-    #[serde(default, deserialize_with = "present")]
-    jsonrpc: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
+/// Reads the value of `key` into `out`, refusing a key `out` already holds.
+fn insert_once<'de, A: MapAccess<'de>>(
+    out: &mut Map<String, Value>,
+    key: String,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    // One walk of the map per key: the slot found vacant is the one filled.
+    let slot = match out.entry(key) {
+        serde_json::map::Entry::Vacant(slot) => slot,
+        serde_json::map::Entry::Occupied(taken) => return Err(duplicate(taken.key())),
+    };
+    let StrictValue(v) = map.next_value()?;
+    slot.insert(v);
+    Ok(())
+}
+
+fn duplicate<E: de::Error>(key: &str) -> E {
+    E::custom(format_args!("duplicate key `{key}`"))
+}
+
+/// Fills a typed member once: a second occurrence of its key is refused.
+fn once<'de, T: Deserialize<'de>, A: MapAccess<'de>>(
+    slot: &mut Option<T>,
+    key: &str,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(duplicate(key));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+/// A map key, borrowed from the frame when it has no escapes (an escaped key is compared
+/// unescaped, as any JSON reader sees it).
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(TextVisitor)
+    }
+}
+
+struct TextVisitor;
+
+/// Forwards every non-string, non-object visit to [`Strict`], wrapped by `$wrap`.
+macro_rules! otherwise_strict {
+    ($wrap:expr) => {
+        fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+            Strict.visit_bool(v).map($wrap)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            Strict.visit_i64(v).map($wrap)
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            Strict.visit_u64(v).map($wrap)
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            Strict.visit_f64(v).map($wrap)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Strict.visit_unit().map($wrap)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Strict.visit_none().map($wrap)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            Strict.visit_seq(seq).map($wrap)
+        }
+    };
+}
+
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
+        Ok(Text::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
+        Ok(Text::Str(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Text<'de>, E> {
+        Ok(Text::Str(Cow::Owned(v)))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Text<'de>, A::Error> {
+        Strict.visit_map(map).map(Text::Other)
+    }
+    otherwise_strict!(Text::Other);
+}
+
+/// An object read member by member into a typed form.
+trait FromMap<'de>: Sized {
+    fn from_map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
+}
+
+impl<'de, T: FromMap<'de>> Deserialize<'de> for Member<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(MemberVisitor(std::marker::PhantomData))
+    }
+}
+
+struct MemberVisitor<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: FromMap<'de>> Visitor<'de> for MemberVisitor<T> {
+    type Value = Member<T>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Member<T>, E> {
+        Strict.visit_str(v).map(Member::Other)
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Member<T>, E> {
+        Strict.visit_string(v).map(Member::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Member<T>, A::Error> {
+        T::from_map(map).map(Member::Object)
+    }
+    otherwise_strict!(Member::Other);
+}
+
+impl<'de: 'a, 'a> FromMap<'de> for Params<'a> {
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut p = Params::default();
+        while let Some(Key(key)) = map.next_key()? {
+            match &*key {
+                "name" => once(&mut p.name, &key, &mut map)?,
+                "arguments" => {
+                    if p.arguments.is_some() {
+                        return Err(duplicate(&key));
+                    }
+                    p.arguments = Some(map.next_value::<StrictValue>()?.0);
+                }
+                "_meta" => once(&mut p.meta, &key, &mut map)?,
+                _ => insert_once(&mut p.rest, key.into_owned(), &mut map)?,
+            }
+        }
+        Ok(p)
+    }
+}
+
+impl<'de: 'a, 'a> FromMap<'de> for Meta<'a> {
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut m = Meta::default();
+        while let Some(Key(key)) = map.next_key()? {
+            match &*key {
+                META_PROTOCOL_VERSION => once(&mut m.protocol_version, &key, &mut map)?,
+                META_CLIENT_CAPABILITIES => {
+                    if m.client_capabilities.is_some() {
+                        return Err(duplicate(&key));
+                    }
+                    m.client_capabilities = Some(map.next_value::<StrictValue>()?.0);
+                }
+                _ => insert_once(&mut m.rest, key.into_owned(), &mut map)?,
+            }
+        }
+        Ok(m)
+    }
+}
+
+/// The top level of a frame, before its members are checked.
+#[derive(Default)]
+struct Frame<'a> {
+    jsonrpc: Option<Text<'a>>,
     id: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    method: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    params: Option<Value>,
-    #[serde(rename = "_meta", default, deserialize_with = "present")]
+    method: Option<Text<'a>>,
+    params: Option<Member<Params<'a>>>,
     meta: Option<Value>,
 }
 
-/// Decodes one JSON-RPC message.
+impl<'de: 'a, 'a> FromMap<'de> for Frame<'a> {
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut f = Frame::default();
+        while let Some(Key(key)) = map.next_key()? {
+            match &*key {
+                "jsonrpc" => once(&mut f.jsonrpc, &key, &mut map)?,
+                "method" => once(&mut f.method, &key, &mut map)?,
+                "params" => once(&mut f.params, &key, &mut map)?,
+                "id" | "_meta" => {
+                    let slot = if key == "id" { &mut f.id } else { &mut f.meta };
+                    if slot.is_some() {
+                        return Err(duplicate(&key));
+                    }
+                    *slot = Some(map.next_value::<StrictValue>()?.0);
+                }
+                // A member no revision defines is not read, so it cannot be read two ways.
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(f)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Frame<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct FrameVisitor;
+        impl<'de> Visitor<'de> for FrameVisitor {
+            type Value = Frame<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON-RPC message object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Frame<'de>, A::Error> {
+                Frame::from_map(map)
+            }
+        }
+        d.deserialize_map(FrameVisitor)
+    }
+}
+
+/// Decodes one JSON-RPC message, borrowing from `bytes` where it can.
 ///
 /// The nesting bound is checked on the raw bytes first, so a deeply nested body never
 /// reaches the decoder. Batches (a top-level array) are refused: batching was added in
@@ -168,7 +463,7 @@ struct Wire {
 ///
 /// Not API: the core's first step ([`crate::Server::handle`] decodes and routes), reached from
 /// outside only by the fuzz targets, through `beam_mcp::__fuzz`.
-pub fn decode(bytes: &[u8]) -> Result<Incoming, FrameError> {
+pub fn decode(bytes: &[u8]) -> Result<Incoming<'_>, FrameError> {
     let refuse = |id: Option<RequestId>, reason: &'static str| FrameError {
         id,
         error: RpcError::invalid_request(reason),
@@ -197,7 +492,7 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming, FrameError> {
     if exceeds_depth(bytes, MAX_DEPTH) {
         return Err(refuse(None, "nesting exceeds 64 levels"));
     }
-    let wire: Wire = serde_json::from_slice(bytes).map_err(|e| {
+    let wire: Frame<'_> = serde_json::from_slice(bytes).map_err(|e| {
         if e.is_data() {
             FrameError {
                 id: None,
@@ -228,17 +523,17 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming, FrameError> {
         Some(_) => return Err(refuse(None, "id must be a string or an integer")),
     };
     match wire.jsonrpc {
-        Some(Value::String(v)) if v == "2.0" => {}
+        Some(Text::Str(v)) if v == "2.0" => {}
         _ => return Err(refuse(id, "jsonrpc must be \"2.0\"")),
     }
     let method = match wire.method {
-        Some(Value::String(m)) => m,
+        Some(Text::Str(m)) => m,
         _ => return Err(refuse(id, "method must be a string")),
     };
     let params = match wire.params {
         None => None,
-        Some(Value::Object(m)) => Some(m),
-        Some(_) => return Err(refuse(id, "params must be an object")),
+        Some(Member::Object(p)) => Some(p),
+        Some(Member::Other(_)) => return Err(refuse(id, "params must be an object")),
     };
     Ok(Incoming {
         id,

@@ -9,15 +9,14 @@ use crate::extensions::Extensions;
 use crate::metrics;
 use crate::outcome::{Kind, Outcome};
 use crate::protocol::{
-    codes, encode_result, CacheHint, Cacheable, Incoming, RequestId, Revision, RpcError,
+    codes, encode_result, CacheHint, Cacheable, Incoming, Member, Meta, Params, RequestId,
+    Revision, RpcError, Text, META_CLIENT_CAPABILITIES as CLIENT_CAPABILITIES,
+    META_PROTOCOL_VERSION as PROTOCOL_VERSION,
 };
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
-const META_PREFIX: &str = "io.modelcontextprotocol/";
-const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
@@ -52,13 +51,13 @@ impl Era {
     }
 }
 
-pub(super) fn route(inner: &Arc<Inner>, m: Incoming, era: Era, extensions: Extensions) -> Step {
+pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: Extensions) -> Step {
     let carrier = era.carrier;
     let counted = |revision: Option<Revision>| metrics::request(&m.method, revision, carrier);
     let Some(id) = m.id.clone() else {
         counted(None);
         // Notifications are never answered, not even with an error.
-        return match m.method.as_str() {
+        return match &*m.method {
             "exit" | "shutdown" => Step::Close(None),
             _ => Step::Silent,
         };
@@ -72,7 +71,7 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, era: Era, extensions: Exten
         ));
     }
     // Matched before the revision switch: discover is the era probe, initialize the legacy opener.
-    match m.method.as_str() {
+    match &*m.method {
         "server/discover" => {
             counted(Some(Revision::V2026_07_28));
             return ok(inner, &id, Revision::V2026_07_28, discover(inner, era));
@@ -103,19 +102,24 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, era: Era, extensions: Exten
     };
     let params = m.params.unwrap_or_default();
     let cat = &inner.catalog;
-    match (m.method.as_str(), revision) {
+    match (&*m.method, revision) {
         ("ping", Revision::V2025_11_25) => ok(inner, &id, revision, Map::new()),
         ("shutdown", _) => Step::Close(Some(reply_ok(inner, &id, revision, Map::new()))),
         ("exit", _) => Step::Close(Some(reply_ok(inner, &id, revision, Map::new()))),
-        ("tools/list", _) if !cat.tools.is_empty() => {
-            list(inner, &id, revision, &params, ListKind::Tools, &cat.tools)
-        }
+        ("tools/list", _) if !cat.tools.is_empty() => list(
+            inner,
+            &id,
+            revision,
+            &params.rest,
+            ListKind::Tools,
+            &cat.tools,
+        ),
         ("tools/call", _) if !cat.tools.is_empty() => tools_call(inner, id, context, params),
         ("resources/list", _) if has_resources(inner) => list(
             inner,
             &id,
             revision,
-            &params,
+            &params.rest,
             ListKind::Resources,
             &cat.resources,
         ),
@@ -123,7 +127,7 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, era: Era, extensions: Exten
             inner,
             &id,
             revision,
-            &params,
+            &params.rest,
             ListKind::ResourceTemplates,
             &cat.templates,
         ),
@@ -132,13 +136,13 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming, era: Era, extensions: Exten
             inner,
             &id,
             revision,
-            &params,
+            &params.rest,
             ListKind::Prompts,
             &cat.prompts,
         ),
         ("prompts/get", _) if !cat.prompts.is_empty() => prompts_get(inner, id, context, params),
         ("completion/complete", _) if cat.completer.is_some() => {
-            super::complete::complete(inner, id, context, params)
+            super::complete::complete(inner, id, context, params.rest)
         }
         (method, _) => fail(RpcError::method_not_found(method)),
     }
@@ -153,23 +157,21 @@ fn has_resources(inner: &Inner) -> bool {
 /// No `_meta`, or a `_meta` with no `io.modelcontextprotocol/` member (a legacy
 /// `progressToken`, say), is a legacy request. A `_meta` that speaks the modern vocabulary
 /// must name its revision, and a 2026-07-28 request must carry what that revision requires.
-pub(super) fn revision_of(m: &Incoming, era: Era) -> Result<Revision, RpcError> {
-    let meta = match m.params.as_ref().and_then(|p| p.get("_meta")) {
+pub(super) fn revision_of(m: &Incoming<'_>, era: Era) -> Result<Revision, RpcError> {
+    let meta = match m.params.as_ref().and_then(|p| p.meta.as_ref()) {
         None => return legacy(era),
-        Some(Value::Object(meta)) => meta,
-        Some(_) => {
+        Some(Member::Object(meta)) => meta,
+        Some(Member::Other(_)) => {
             return Err(RpcError::invalid_params(
                 "_meta must be an object",
                 json!({ "field": "params._meta" }),
             ))
         }
     };
-    let requested = match meta.get(PROTOCOL_VERSION) {
-        Some(Value::String(v)) => v,
-        Some(_) => return Err(missing_field(PROTOCOL_VERSION, "must be a string")),
-        None if meta.keys().any(|k| k.starts_with(META_PREFIX)) => {
-            return Err(missing_field(PROTOCOL_VERSION, "is required"))
-        }
+    let requested: &str = match &meta.protocol_version {
+        Some(Text::Str(v)) => v,
+        Some(Text::Other(_)) => return Err(missing_field(PROTOCOL_VERSION, "must be a string")),
+        None if meta.speaks_modern() => return Err(missing_field(PROTOCOL_VERSION, "is required")),
         None => return legacy(era),
     };
     let served = era.served;
@@ -185,7 +187,7 @@ pub(super) fn revision_of(m: &Incoming, era: Era) -> Result<Revision, RpcError> 
         }
     };
     if revision.is_modern() {
-        match meta.get(CLIENT_CAPABILITIES) {
+        match &meta.client_capabilities {
             Some(Value::Object(caps)) => {
                 // The known capabilities are objects; a client's own may be anything.
                 let known = [
@@ -440,22 +442,21 @@ fn initialize(inner: &Inner) -> Map<String, Value> {
     r
 }
 
-fn name_param<'a>(
-    params: &'a Map<String, Value>,
-    field: &'static str,
-) -> Result<&'a str, RpcError> {
-    params.get(field).and_then(Value::as_str).ok_or_else(|| {
-        RpcError::invalid_params(
-            format!("params.{field} must be a string"),
-            json!({ "field": field }),
-        )
-    })
+fn name_param<'a>(params: &'a Params<'_>, field: &'static str) -> Result<&'a str, RpcError> {
+    params.text(field).ok_or_else(|| not_a_string(field))
+}
+
+fn not_a_string(field: &'static str) -> RpcError {
+    RpcError::invalid_params(
+        format!("params.{field} must be a string"),
+        json!({ "field": field }),
+    )
 }
 
 /// Takes `params.arguments` out of the params: absent (or null) is `{}`, anything but an
 /// object is refused.
-fn take_arguments(params: &mut Map<String, Value>) -> Result<Value, RpcError> {
-    match params.remove("arguments") {
+fn take_arguments(arguments: Option<Value>) -> Result<Value, RpcError> {
+    match arguments {
         None | Some(Value::Null) => Ok(Value::Object(Map::new())),
         Some(v @ Value::Object(_)) => Ok(v),
         Some(_) => Err(RpcError::invalid_params(
@@ -497,17 +498,18 @@ fn invalid_input(tool: &str, v: &crate::schema::Violation) -> Map<String, Value>
     r
 }
 
-fn tools_call(
-    inner: &Arc<Inner>,
-    id: RequestId,
-    context: CallContext,
-    mut params: Map<String, Value>,
-) -> Step {
+fn tools_call(inner: &Arc<Inner>, id: RequestId, context: CallContext, params: Params<'_>) -> Step {
     let (revision, carrier) = (context.revision, context.carrier);
     let fail = |id: &RequestId, e: RpcError| Step::Reply(Reply::error(Some(id), e));
-    let name = match name_param(&params, "name") {
-        Ok(n) => n,
-        Err(e) => return fail(&id, e),
+    let Params {
+        name,
+        arguments,
+        meta,
+        ..
+    } = params;
+    let name = match name.as_ref().and_then(Text::as_str) {
+        Some(n) => n,
+        None => return fail(&id, not_a_string("name")),
     };
     let Some(tool) = inner.catalog.tool(name) else {
         return fail(
@@ -521,11 +523,11 @@ fn tools_call(
         return fail(&id, RpcError::internal());
     }
     if revision.is_modern() {
-        if let Some(e) = missing_capabilities(&tool.spec.required_capabilities, &params) {
+        if let Some(e) = missing_capabilities(&tool.spec.required_capabilities, meta.as_ref()) {
             return fail(&id, e);
         }
     }
-    let args = match take_arguments(&mut params) {
+    let args = match take_arguments(arguments) {
         Ok(a) => a,
         Err(e) => return fail(&id, e),
     };
@@ -565,11 +567,11 @@ fn tools_call(
 }
 
 /// -32021 naming every capability in `required` that the request's `clientCapabilities` lacks.
-fn missing_capabilities(required: &[String], params: &Map<String, Value>) -> Option<RpcError> {
-    let declared = params
-        .get("_meta")
-        .and_then(|m| m.get(CLIENT_CAPABILITIES))
-        .and_then(Value::as_object);
+fn missing_capabilities(required: &[String], meta: Option<&Member<Meta<'_>>>) -> Option<RpcError> {
+    let declared = match meta {
+        Some(Member::Object(meta)) => meta.client_capabilities.as_ref().and_then(Value::as_object),
+        _ => None,
+    };
     let missing: Map<String, Value> = required
         .iter()
         .filter(|c| !declared.is_some_and(|d| d.contains_key(c.as_str())))
@@ -606,7 +608,7 @@ fn resources_read(
     inner: &Arc<Inner>,
     id: RequestId,
     context: CallContext,
-    params: Map<String, Value>,
+    params: Params<'_>,
 ) -> Step {
     let revision = context.revision;
     let uri = match name_param(&params, "uri") {
@@ -635,7 +637,7 @@ fn prompts_get(
     inner: &Arc<Inner>,
     id: RequestId,
     context: CallContext,
-    mut params: Map<String, Value>,
+    params: Params<'_>,
 ) -> Step {
     let revision = context.revision;
     let fail = |id: &RequestId, e: RpcError| Step::Reply(Reply::error(Some(id), e));
@@ -650,7 +652,7 @@ fn prompts_get(
                 .of_kind(Kind::UnknownPrompt),
         );
     };
-    let arguments = match take_arguments(&mut params)
+    let arguments = match take_arguments(params.arguments.clone())
         .and_then(|args| validated(&prompt.schema, args, "name", &prompt.spec.name))
     {
         Ok(a) => a,

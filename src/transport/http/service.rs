@@ -5,7 +5,7 @@ use super::headers::{self, Encoding, HeaderError, Presence};
 use super::refusal::{self, Refusal, Refuse};
 use crate::dispatch::Carrier;
 use crate::extensions::Extensions;
-use crate::protocol::{codes, decode, Incoming, Revision, RpcError};
+use crate::protocol::{codes, decode, Incoming, Meta, Revision, RpcError};
 use crate::server::{guarded, Era, Server, Step, MODERN_ONLY};
 use crate::transport::{Direct, RunPending};
 use bytes::Bytes;
@@ -30,8 +30,6 @@ pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(15);
 const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
 const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
-const META_PREFIX: &str = "io.modelcontextprotocol/";
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const MODERN: &str = Revision::V2026_07_28.as_str();
 const LEGACY: &str = Revision::V2025_11_25.as_str();
 
@@ -417,20 +415,19 @@ impl HttpService {
     /// is served at 2025-11-25, as stdio serves it. Any other value (2025-06-18 and older
     /// included: this endpoint never negotiates them, its `initialize` answers 2025-11-25) is
     /// 400 -32022 naming what is served, as the 2025-11-25 transport prescribes.
-    fn era_of(&self, parts: &Parts, m: &Incoming) -> Result<Era, Refuse> {
+    fn era_of(&self, parts: &Parts, m: &Incoming<'_>) -> Result<Era, Refuse> {
         let served = self.config.served();
         let header = headers::single(&parts.headers, &PROTOCOL_VERSION, Encoding::Plain)
             .map_err(|e| mismatch(&e))?;
         let meta = m.meta();
-        let meta_version = meta.and_then(|meta| meta.get(META_VERSION));
+        let meta_version = meta.and_then(|meta| meta.protocol_version.as_ref());
         let disagrees = |v: &str| meta_version.is_some_and(|m| m.as_str() != Some(v));
         let modern = match header.as_deref() {
             Some(MODERN) => true,
             Some(LEGACY) if self.config.legacy => false,
             Some(v) => return Err(Refuse::new(StatusCode::BAD_REQUEST, unsupported(v, served))),
             None => {
-                let speaks_modern =
-                    meta.is_some_and(|meta| meta.keys().any(|k| k.starts_with(META_PREFIX)));
+                let speaks_modern = meta.is_some_and(Meta::speaks_modern);
                 if speaks_modern || !self.config.legacy {
                     return Err(mismatch(&HeaderError::Missing(
                         PROTOCOL_VERSION.to_string(),
@@ -457,7 +454,7 @@ impl HttpService {
     async fn route(
         &self,
         parts: &Parts,
-        m: Incoming,
+        m: Incoming<'_>,
         extensions: Extensions,
     ) -> Result<Response<Full<Bytes>>, Refuse> {
         let server = &self.config.server;
@@ -471,12 +468,12 @@ impl HttpService {
         };
         // A stateless endpoint has no connection to end; a request is answered, a
         // notification accepted.
-        if matches!(m.method.as_str(), "shutdown" | "exit") && !m.is_notification() {
+        if matches!(&*m.method, "shutdown" | "exit") && !m.is_notification() {
             return Err(not_found());
         }
         // Where 2026-07-28 is asked for (or alone served), the legacy lifecycle methods are
         // unknown, whatever else the envelope says: the 2026-07-28 scenarios check exactly this.
-        let lifecycle = matches!(m.method.as_str(), "initialize" | "ping");
+        let lifecycle = matches!(&*m.method, "initialize" | "ping");
         if lifecycle && (!self.config.legacy || self.says_modern(parts)) {
             return Err(not_found());
         }
@@ -543,10 +540,10 @@ impl HttpService {
     fn check_names(
         &self,
         parts: &Parts,
-        m: &Incoming,
+        m: &Incoming<'_>,
         presence: Presence,
     ) -> Result<(), HeaderError> {
-        let field = match m.method.as_str() {
+        let field = match &*m.method {
             "tools/call" | "prompts/get" => "name",
             "resources/read" => "uri",
             // A method that names nothing: an `Mcp-Name` would route it as if it did.
@@ -556,7 +553,7 @@ impl HttpService {
             _ => return Ok(()),
         };
         let params = m.params.as_ref();
-        let named = params.and_then(|p| p.get(field)).and_then(Value::as_str);
+        let named = params.and_then(|p| p.text(field));
         headers::require_eq(
             &parts.headers,
             &MCP_NAME,
@@ -571,7 +568,7 @@ impl HttpService {
             return Ok(());
         };
         let args = params
-            .and_then(|p| p.get("arguments"))
+            .and_then(|p| p.arguments.as_ref())
             .and_then(Value::as_object);
         for (header, property) in annotated {
             let arg = args.and_then(|a| a.get(&**property));
