@@ -179,7 +179,8 @@ impl Envelope {
         revision: Revision,
         result: &T,
     ) -> Vec<u8> {
-        let mut out = Vec::with_capacity(160 + self.sealed_prefix.len());
+        // Room for a typical tool result: growing the buffer mid-write would copy it.
+        let mut out = Vec::with_capacity(384 + self.sealed_prefix.len());
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
         let _ = serde_json::to_writer(&mut out, id);
         out.extend_from_slice(b",\"result\":");

@@ -456,7 +456,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Frame<'a> {
 /// 2025-03-26 and removed in 2025-06-18, and neither served revision has it.
 ///
 /// # Errors
-/// A [`FrameError`] carrying -32700 (not JSON) or -32600 (a batch, nesting over
+/// A [`FrameError`] carrying -32700 (not JSON, or not UTF-8 anywhere in the body) or -32600 (a batch, nesting over
 /// [`MAX_DEPTH`], a duplicate member, a missing or non-string `method`, `jsonrpc` other than
 /// `"2.0"`, an id that is neither a string nor an integer or a string id longer than
 /// [`MAX_ID_BYTES`], `params` that is not an object).
@@ -492,7 +492,13 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming<'_>, FrameError> {
     if exceeds_depth(bytes, MAX_DEPTH) {
         return Err(refuse(None, "nesting exceeds 64 levels"));
     }
-    let wire: Frame<'_> = serde_json::from_slice(bytes).map_err(|e| {
+    // JSON text is UTF-8 (RFC 8259): checked once over the body here, so that the decoder
+    // reads `&str` and does not check every string again.
+    let text = std::str::from_utf8(bytes).map_err(|e| FrameError {
+        id: None,
+        error: RpcError::parse_error(e),
+    })?;
+    let wire: Frame<'_> = serde_json::from_str(text).map_err(|e| {
         if e.is_data() {
             FrameError {
                 id: None,

@@ -47,6 +47,11 @@ where
             if buf.len() + data.remaining() > cap {
                 return Err(BodyError::TooLarge);
             }
+            // The usual request: the whole body in its first frame, taken as it is (no copy
+            // when hyper's data is already `Bytes`).
+            if buf.is_empty() && body.is_end_stream() {
+                return Ok(data.copy_to_bytes(data.remaining()));
+            }
             let need = buf.len() + data.remaining();
             if need > buf.capacity() {
                 let ceiling = declared.unwrap_or(cap).min(cap).max(need);
@@ -59,6 +64,10 @@ where
                 let n = chunk.len();
                 data.advance(n);
             }
+        }
+        // Known to be complete (its declared length reached): no further poll, no further timer.
+        if body.is_end_stream() {
+            return Ok(Bytes::from(buf));
         }
     }
 }
@@ -105,6 +114,49 @@ mod tests {
             Err(BodyError::TooLarge)
         );
         assert!(pulled.load(Ordering::SeqCst) <= cap + 16 * 1024);
+    }
+
+    /// A body of given frames that says when it has ended, and counts its polls.
+    struct Frames {
+        left: std::collections::VecDeque<Bytes>,
+        polls: usize,
+    }
+
+    impl http_body::Body for Frames {
+        type Data = Bytes;
+        type Error = std::convert::Infallible;
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+            self.polls += 1;
+            Poll::Ready(self.left.pop_front().map(|b| Ok(Frame::data(b))))
+        }
+        fn is_end_stream(&self) -> bool {
+            self.left.is_empty()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_body_that_has_ended_is_not_polled_again() {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        for parts in [vec!["{\"a\":1}"], vec!["{\"a\"", ":1", "}"]] {
+            let body = Frames {
+                left: parts
+                    .iter()
+                    .map(|p| Bytes::from_static(p.as_bytes()))
+                    .collect(),
+                polls: 0,
+            };
+            let mut body = std::pin::pin!(body);
+            let got = read(body.as_mut(), 64, None, deadline).await;
+            assert_eq!(got.as_deref(), Ok(&b"{\"a\":1}"[..]));
+            assert_eq!(
+                body.polls,
+                parts.len(),
+                "one poll per frame, none after the end"
+            );
+        }
     }
 
     #[tokio::test]
