@@ -632,6 +632,38 @@ mod tests {
     }
 
     #[test]
+    fn escaped_member_names_are_read_unescaped() {
+        // `na\u006de` is `name`: it is read as the name, and a second one is a duplicate.
+        let m = decode(
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"na\u006de":"a"}}"#,
+        )
+        .unwrap();
+        assert_eq!(m.method, "tools/call");
+        assert_eq!(m.params.as_ref().and_then(|p| p.text("name")), Some("a"));
+        for dup in [
+            &br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"name":"a","na\u006de":"b"}}"#[..],
+            br#"{"jsonrpc":"2.0","id":1,"method":"x","m\u0065thod":"y"}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"a","io.modelcontextprotocol\/protocolVersion":"b"}}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"uri":"a","\u0075ri":"b"}}"#,
+        ] {
+            assert_eq!(code(dup), codes::INVALID_REQUEST, "{}", String::from_utf8_lossy(dup));
+        }
+    }
+
+    #[test]
+    fn members_of_the_wrong_type_are_kept_for_the_refusal() {
+        let m = decode(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"name":7,"_meta":[1]}}"#)
+            .unwrap();
+        let p = m.params.unwrap();
+        assert_eq!(p.name, Some(Text::Other(Value::from(7))));
+        assert_eq!(p.meta, Some(Member::Other(serde_json::json!([1]))));
+        assert_eq!(
+            code(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"z\":\"\xff\"}"),
+            codes::PARSE_ERROR
+        );
+    }
+
+    #[test]
     fn error_frames_keep_the_id_when_known() {
         let e = decode(br#"{"jsonrpc":"1.0","id":"a","method":"x"}"#).unwrap_err();
         assert_eq!(e.id, Some(RequestId::String("a".into())));
