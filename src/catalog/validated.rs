@@ -101,10 +101,14 @@ impl std::fmt::Debug for ValidatedCatalog {
 
 impl ValidatedCatalog {
     pub(crate) fn tool(&self, name: &str) -> Option<&ToolEntry> {
+        self.tool_index(name).map(|i| &self.tools[i])
+    }
+
+    /// Where `name` sits in [`ValidatedCatalog::tools`].
+    pub(crate) fn tool_index(&self, name: &str) -> Option<usize> {
         self.tools
             .binary_search_by(|t| t.spec.name().cmp(name))
             .ok()
-            .map(|i| &self.tools[i])
     }
 
     pub(crate) fn prompt(&self, name: &str) -> Option<&PromptEntry> {

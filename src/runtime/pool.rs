@@ -30,10 +30,11 @@ use crate::transport::RunPending;
 use crate::BoxFuture;
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SpawnErr};
 use std::fmt;
+use std::sync::atomic::AtomicBool;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
+use tokio::sync::{Semaphore, TryAcquireError};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
@@ -96,23 +97,32 @@ pub(crate) struct PoolSettings {
 }
 
 /// One life of the pool actor: its slots and the calls waiting for one.
+///
+/// A call holds its admission alone (one `Arc` clone): the counters and settings are reached
+/// through it, and a slot is a permit taken and forgotten, handed back by `add_permits`,
+/// so that a call touches as few cache lines shared by every worker as it can.
 struct Admission {
-    slots: Arc<Semaphore>,
+    slots: Semaphore,
     /// Calls waiting for a slot; at most `queue`.
     waiting: AtomicUsize,
     /// The pool actor whose life this admission is.
     actor: ActorCell,
+    shared: Arc<PoolShared>,
 }
+
+/// The admission of the pool actor that runs now, if one does.
+type Current = RwLock<Option<Arc<Admission>>>;
 
 /// The caller's side of the pool: finds the current admission (it changes when the pool
 /// restarts) without a message round trip.
 #[derive(Clone)]
 pub(crate) struct Pool {
     shared: Arc<PoolShared>,
+    current: Arc<Current>,
 }
 
+/// What every life of the pool shares.
 struct PoolShared {
-    slot: RwLock<Option<Arc<Admission>>>,
     counters: Counters,
     settings: PoolSettings,
 }
@@ -148,16 +158,15 @@ impl Pool {
     pub(crate) fn new(settings: PoolSettings) -> Self {
         Pool {
             shared: Arc::new(PoolShared {
-                slot: RwLock::new(None),
                 counters: Counters::default(),
                 settings,
             }),
+            current: Arc::new(RwLock::new(None)),
         }
     }
 
     fn current(&self) -> Option<Arc<Admission>> {
-        self.shared
-            .slot
+        self.current
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
@@ -185,8 +194,8 @@ impl Pool {
 
     /// Spawns the pool actor linked to `supervisor`; it publishes its admission as it starts.
     pub(crate) async fn spawn(&self, supervisor: ActorCell) -> Result<ActorCell, SpawnErr> {
-        let (actor, _) =
-            Actor::spawn_linked(None, PoolActor, self.shared.clone(), supervisor).await?;
+        let args = (self.shared.clone(), self.current.clone());
+        let (actor, _) = Actor::spawn_linked(None, PoolActor, args, supervisor).await?;
         Ok(actor.get_cell())
     }
 
@@ -202,30 +211,21 @@ impl Pool {
     /// deadline; only its reply is lost.
     fn execute(&self, pending: Pending) -> impl std::future::Future<Output = Reply> + 'static {
         let admission = self.current();
-        let shared = self.shared.clone();
         async move {
             let Some(admission) = admission else {
                 return pending.refuse(UNAVAILABLE);
             };
-            let settings = shared.settings;
+            let settings = admission.shared.settings;
             let due = Instant::now() + settings.deadline;
-            let permit = match admit(&admission, &shared, settings.queue, due).await {
-                Ok(permit) => permit,
-                Err(reason) => return pending.refuse(reason),
-            };
+            if let Err(reason) = admit(&admission, settings.queue, due).await {
+                return pending.refuse(reason);
+            }
             let id = pending.id().clone();
-            let slot = Slot::new(permit);
+            let slot = Slot::new(admission);
             let mut watch = Watch {
-                task: Some(tokio::spawn(host(
-                    pending,
-                    slot.clone(),
-                    admission.clone(),
-                    shared.clone(),
-                ))),
+                task: Some(tokio::spawn(host(pending, slot.clone()))),
                 slot,
                 due,
-                admission,
-                shared,
             };
             metrics::pool_running(1.0);
             let ended = watch.wait().await;
@@ -241,15 +241,18 @@ impl RunPending for Pool {
     }
 }
 
-/// A slot for one call, or why there is none.
-async fn admit(
-    admission: &Admission,
-    shared: &PoolShared,
-    queue: usize,
-    due: Instant,
-) -> Result<OwnedSemaphorePermit, RefusalReason> {
-    match admission.slots.clone().try_acquire_owned() {
-        Ok(permit) => return Ok(permit),
+/// A slot for one call (its permit taken and forgotten: [`Slot`] hands it back), or why there
+/// is none.
+///
+/// # Cancel safety
+/// Dropped while waiting, it has taken nothing.
+async fn admit(admission: &Admission, queue: usize, due: Instant) -> Result<(), RefusalReason> {
+    let shared = &admission.shared;
+    match admission.slots.try_acquire() {
+        Ok(permit) => {
+            permit.forget();
+            return Ok(());
+        }
         Err(TryAcquireError::Closed) => return Err(SHUTTING_DOWN),
         Err(TryAcquireError::NoPermits) => {}
     }
@@ -260,11 +263,14 @@ async fn admit(
         return Err(OVERLOADED);
     }
     metrics::pool_queued(1.0);
-    let got = tokio::time::timeout_at(due, admission.slots.clone().acquire_owned()).await;
+    let got = tokio::time::timeout_at(due, admission.slots.acquire()).await;
     admission.waiting.fetch_sub(1, Ordering::AcqRel);
     metrics::pool_queued(-1.0);
     match got {
-        Ok(Ok(permit)) => Ok(permit),
+        Ok(Ok(permit)) => {
+            permit.forget();
+            Ok(())
+        }
         Ok(Err(_closed)) => Err(SHUTTING_DOWN),
         // A call that waited its whole deadline for a slot is refused without running.
         Err(_elapsed) => {
@@ -280,33 +286,50 @@ async fn admit(
 /// blocked thread). Whoever settles it first acts; the other finds it settled. A blocked host
 /// that returns after its deadline thus hands nothing back: its slot was already replaced.
 #[derive(Clone)]
-struct Slot {
-    permit: Arc<Mutex<Option<OwnedSemaphorePermit>>>,
+struct Slot(Arc<SlotState>);
+
+struct SlotState {
+    settled: AtomicBool,
+    admission: Arc<Admission>,
 }
 
 impl Slot {
-    fn new(permit: OwnedSemaphorePermit) -> Slot {
-        Slot {
-            permit: Arc::new(Mutex::new(Some(permit))),
-        }
+    /// The slot of a permit [`admit`] took.
+    fn new(admission: Arc<Admission>) -> Slot {
+        Slot(Arc::new(SlotState {
+            settled: AtomicBool::new(false),
+            admission,
+        }))
     }
 
-    fn take(&self) -> Option<OwnedSemaphorePermit> {
-        // The lock guards one `take`: it cannot be poisoned mid-update.
-        self.permit
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take()
+    fn admission(&self) -> &Admission {
+        &self.0.admission
+    }
+
+    /// Whether this caller is the one that settles the slot (the first to ask).
+    fn settle(&self) -> bool {
+        !self.0.settled.swap(true, Ordering::AcqRel)
     }
 
     fn release(&self) {
-        drop(self.take());
+        if self.settle() {
+            self.admission().slots.add_permits(1);
+        }
     }
 
-    fn retire(&self, admission: &Admission, counters: &Counters, fault: SlotFault) {
-        if let Some(permit) = self.take() {
-            permit.forget();
-            admission.replace(counters, fault);
+    fn retire(&self, fault: SlotFault) {
+        if self.settle() {
+            self.admission().replace(fault);
+        }
+    }
+}
+
+impl Drop for SlotState {
+    /// A slot nobody settled (its task torn down with the runtime) goes back, as a dropped
+    /// permit would.
+    fn drop(&mut self) {
+        if !*self.settled.get_mut() {
+            self.admission.slots.add_permits(1);
         }
     }
 }
@@ -314,12 +337,12 @@ impl Slot {
 impl Admission {
     /// A fresh slot in place of a retired one, at once. A closed admission (its actor gone) is
     /// not refilled: the next one starts with a full set of slots.
-    fn replace(&self, counters: &Counters, fault: SlotFault) {
+    fn replace(&self, fault: SlotFault) {
         if self.slots.is_closed() {
             return;
         }
         tracing::warn!(%fault, "replacing a dispatch worker");
-        counters.starts.fetch_add(1, Ordering::Relaxed);
+        self.shared.counters.starts.fetch_add(1, Ordering::Relaxed);
         metrics::pool_event(PoolEvent::WorkerRestart);
         self.slots.add_permits(1);
     }
@@ -327,22 +350,18 @@ impl Admission {
 
 /// The host work of one call, on a task of its own. Counters move before the reply, so a
 /// caller that got its answer sees them.
-async fn host(
-    pending: Pending,
-    slot: Slot,
-    admission: Arc<Admission>,
-    shared: Arc<PoolShared>,
-) -> Reply {
+async fn host(pending: Pending, slot: Slot) -> Reply {
     let (answer, outcome) = pending.run_observed().await;
+    let counters = &slot.admission().shared.counters;
     match outcome {
         HostOutcome::Returned => {
-            shared.counters.completed.fetch_add(1, Ordering::Relaxed);
+            counters.completed.fetch_add(1, Ordering::Relaxed);
             slot.release();
         }
         HostOutcome::Panicked => {
-            shared.counters.panics.fetch_add(1, Ordering::Relaxed);
+            counters.panics.fetch_add(1, Ordering::Relaxed);
             metrics::pool_event(PoolEvent::Panic);
-            slot.retire(&admission, &shared.counters, SlotFault::HostPanicked);
+            slot.retire(SlotFault::HostPanicked);
         }
     }
     answer
@@ -354,8 +373,6 @@ struct Watch {
     task: Option<JoinHandle<Reply>>,
     slot: Slot,
     due: Instant,
-    admission: Arc<Admission>,
-    shared: Arc<PoolShared>,
 }
 
 impl Watch {
@@ -372,7 +389,7 @@ impl Watch {
             Ok(Err(_)) => Err(UNAVAILABLE),
             Err(_elapsed) => {
                 if let Some(task) = task {
-                    overdue(task, &self.slot, &self.admission, &self.shared);
+                    overdue(task, &self.slot);
                 }
                 Err(DEADLINE)
             }
@@ -382,15 +399,12 @@ impl Watch {
 
 /// A call past its deadline: aborted, counted, its slot replaced (unless the work settled it
 /// in the same instant).
-fn overdue(task: JoinHandle<Reply>, slot: &Slot, admission: &Admission, shared: &PoolShared) {
+fn overdue(task: JoinHandle<Reply>, slot: &Slot) {
     task.abort();
+    let shared = &slot.admission().shared;
     shared.counters.deadlines.fetch_add(1, Ordering::Relaxed);
     metrics::pool_event(PoolEvent::Deadline);
-    slot.retire(
-        admission,
-        &shared.counters,
-        SlotFault::DeadlineExceeded(shared.settings.deadline),
-    );
+    slot.retire(SlotFault::DeadlineExceeded(shared.settings.deadline));
 }
 
 impl Drop for Watch {
@@ -402,17 +416,12 @@ impl Drop for Watch {
             return;
         }
         // The caller went away: the deadline still holds for the work it left running.
-        let (due, slot, admission, shared) = (
-            self.due,
-            self.slot.clone(),
-            self.admission.clone(),
-            self.shared.clone(),
-        );
+        let (due, slot) = (self.due, self.slot.clone());
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             rt.spawn(async move {
                 let mut task = task;
                 if tokio::time::timeout_at(due, &mut task).await.is_err() {
-                    overdue(task, &slot, &admission, &shared);
+                    overdue(task, &slot);
                 }
             });
         }
@@ -431,13 +440,13 @@ struct PoolActor;
 /// it goes (a kill included), so that waiting calls are answered and new ones refused.
 struct Published {
     admission: Arc<Admission>,
-    shared: Arc<PoolShared>,
+    current: Arc<Current>,
 }
 
 impl Drop for Published {
     fn drop(&mut self) {
         self.admission.slots.close();
-        let mut slot = self.shared.slot.write().unwrap_or_else(|e| e.into_inner());
+        let mut slot = self.current.write().unwrap_or_else(|e| e.into_inner());
         if slot
             .as_ref()
             .is_some_and(|a| Arc::ptr_eq(a, &self.admission))
@@ -450,28 +459,29 @@ impl Drop for Published {
 impl Actor for PoolActor {
     type Msg = PoolMsg;
     type State = Published;
-    type Arguments = Arc<PoolShared>;
+    type Arguments = (Arc<PoolShared>, Arc<Current>);
 
     async fn pre_start(
         &self,
         myself: ActorRef<PoolMsg>,
-        shared: Arc<PoolShared>,
+        (shared, current): (Arc<PoolShared>, Arc<Current>),
     ) -> Result<Published, ActorProcessingErr> {
         let workers = shared.settings.workers.max(1);
-        let admission = Arc::new(Admission {
-            slots: Arc::new(Semaphore::new(workers)),
-            waiting: AtomicUsize::new(0),
-            actor: myself.get_cell(),
-        });
         shared
             .counters
             .starts
             .fetch_add(workers as u64, Ordering::Relaxed);
-        *shared.slot.write().unwrap_or_else(|e| e.into_inner()) = Some(admission.clone());
+        let admission = Arc::new(Admission {
+            slots: Semaphore::new(workers),
+            waiting: AtomicUsize::new(0),
+            actor: myself.get_cell(),
+            shared,
+        });
+        *current.write().unwrap_or_else(|e| e.into_inner()) = Some(admission.clone());
         // The gauges exist from the start, so a scrape shows an idle pool as 0, not as absent.
         metrics::pool_queued(0.0);
         metrics::pool_running(0.0);
-        Ok(Published { admission, shared })
+        Ok(Published { admission, current })
     }
 
     async fn handle(

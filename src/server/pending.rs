@@ -4,7 +4,7 @@ use super::route::not_found;
 use super::{Inner, Reply};
 use crate::catalog::{Completer, CompletionRequest, PromptRenderer, ResourceReader};
 use crate::content::Content;
-use crate::dispatch::{CallContext, Carrier, Dispatch, ToolCall, ToolError, ToolOutput};
+use crate::dispatch::{CallContext, Carrier, ToolCall, ToolError, ToolOutput};
 use crate::metrics;
 use crate::outcome::{Outcome, RefusalReason};
 use crate::protocol::{Cacheable, RequestId, Revision, RpcError};
@@ -20,12 +20,10 @@ use tracing::Instrument as _;
 
 pub(super) enum Work {
     Tool {
-        dispatch: Arc<dyn Dispatch>,
+        /// The tool's place in the catalog: its output schema (a successful result is checked
+        /// against it) and its metric series are read there.
+        index: usize,
         call: ToolCall,
-        /// The tool's compiled output schema: a successful result is checked against it.
-        output: Option<Schema>,
-        /// The tool's metric series.
-        metric_keys: Arc<metrics::ToolKeys>,
     },
     Read {
         reader: Arc<dyn ResourceReader>,
@@ -149,22 +147,27 @@ impl Pending {
             work,
         } = self;
         match work {
-            Work::Tool {
-                dispatch,
-                call,
-                output,
-                metric_keys,
-            } => {
-                let tool = call.tool.clone();
+            Work::Tool { index, call } => {
+                let (Some(dispatch), Some(entry)) =
+                    (inner.dispatch.as_ref(), inner.catalog.tools.get(index))
+                else {
+                    // Routing checked both: unreachable, answered rather than assumed.
+                    return (
+                        Reply::error(Some(&id), RpcError::internal()),
+                        HostOutcome::Returned,
+                    );
+                };
+                let tool: &str = entry.spec.name();
+                let (output, metric_keys) = (entry.output.as_ref(), &entry.metric_keys);
                 let carrier = call.context.carrier;
                 // The one dispatch site: the edge is recorded here, after validation, by name only.
                 #[cfg(feature = "connectome")]
                 if let Some(collector) = &inner.collector {
-                    collector.record_dispatch(&tool);
+                    collector.record_dispatch(tool);
                 }
                 // Emitted with or without the connectome: a collector's layer reads it, and so
                 // may any subscriber of the host's (target `DISPATCH_TARGET`).
-                let span = crate::dispatch::dispatch_span(&tool);
+                let span = crate::dispatch::dispatch_span(tool);
                 let started = std::time::Instant::now();
                 let (outcome, host) = match guarded(|| dispatch.call(call)).instrument(span).await {
                     Ok(r) => (r, HostOutcome::Returned),
@@ -178,14 +181,14 @@ impl Pending {
                 };
                 let took = started.elapsed();
                 let returned_ok = outcome.is_ok();
-                let outcome = outcome.and_then(|out| conforming(&tool, output.as_ref(), out));
+                let outcome = outcome.and_then(|out| conforming(tool, output, out));
                 let counted = match (host, returned_ok, outcome.is_ok()) {
                     (HostOutcome::Panicked, _, _) => metrics::ToolOutcome::Panic,
                     (_, true, false) => metrics::ToolOutcome::Nonconforming,
                     (_, _, false) => metrics::ToolOutcome::ToolError,
                     (_, _, true) => metrics::ToolOutcome::Ok,
                 };
-                metrics::tool_call(&metric_keys, counted, took);
+                metrics::tool_call(metric_keys, counted, took);
                 let reply = encode_tool_result(&inner, &id, revision, &outcome);
                 // A host actor reads the tool's answer as the tool gave it, not the bytes.
                 let reply = if carrier == Carrier::Host {

@@ -511,13 +511,14 @@ fn tools_call(inner: &Arc<Inner>, id: RequestId, context: CallContext, params: P
         Some(n) => n,
         None => return fail(&id, not_a_string("name")),
     };
-    let Some(tool) = inner.catalog.tool(name) else {
+    let Some(index) = inner.catalog.tool_index(name) else {
         return fail(
             &id,
             RpcError::invalid_params(format!("Unknown tool: {name}"), json!({ "tool": name }))
                 .of_kind(Kind::UnknownTool),
         );
     };
+    let tool = &inner.catalog.tools[index];
     if let Some(fault) = &tool.header_fault {
         tracing::error!(tool = %tool.spec.name, %fault, "tools/call refused: the tool's schema is misconfigured");
         return fail(&id, RpcError::internal());
@@ -545,24 +546,22 @@ fn tools_call(inner: &Arc<Inner>, id: RequestId, context: CallContext, params: P
         }
         Err(v) => return fail(&id, refused_arguments(&v, "tool", &tool.spec.name)),
     };
-    let Some(dispatch) = inner.dispatch.clone() else {
+    if inner.dispatch.is_none() {
         return fail(&id, RpcError::internal());
-    };
+    }
     let call = ToolCall {
         tool: tool.spec.name.clone(),
         arguments,
         context,
     };
+    // The tool's dispatch, output schema and metric series are read through the server the
+    // work holds, not cloned per call: every clone of a shared `Arc` is an atomic write to a
+    // cache line all workers share.
     Step::Pending(Pending::new(
         inner.clone(),
         id,
         revision,
-        Work::Tool {
-            dispatch,
-            call,
-            output: tool.output.clone(),
-            metric_keys: tool.metric_keys.clone(),
-        },
+        Work::Tool { index, call },
     ))
 }
 

@@ -175,7 +175,7 @@ pub(crate) async fn connection(
     let _open = OpenConnection;
     let activity = Arc::new(Activity::new());
     let tracked = Tracked {
-        service,
+        service: Arc::new(service),
         activity: activity.clone(),
     };
     let mut conn = pin!(builder.serve_connection(TokioIo::new(stream), tracked));
@@ -412,9 +412,12 @@ impl hyper::body::Body for Answer {
 }
 
 /// The service with its requests counted, so the connection knows when it is idle.
+///
+/// The service sits behind an `Arc` of the connection's own: each request clones that one,
+/// which no other connection touches, instead of the endpoint's shared configuration.
 #[derive(Clone)]
 struct Tracked {
-    service: HttpService,
+    service: Arc<HttpService>,
     activity: Arc<Activity>,
 }
 
