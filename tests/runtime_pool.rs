@@ -263,3 +263,92 @@ async fn a_pool_that_goes_answers_the_waiting_and_finishes_the_running() {
     assert_eq!(running.await.unwrap().unwrap().texts(), ["slept 300"]);
     rt.stop(LIMIT).await.unwrap();
 }
+
+/// A caller that goes away while its call waits for a slot gives its place in the queue back:
+/// otherwise `queue` such hang-ups would leave every later call "overloaded" for good.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_queued_caller_that_goes_away_frees_its_place_in_the_queue() {
+    let rt = start(ApplicationConfig::new().workers(1).queue(1)).await;
+    let busy = {
+        let rt = rt.clone();
+        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 300})).await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let queued = {
+        let rt = rt.clone();
+        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 1})).await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    queued.abort();
+    assert_eq!(busy.await.unwrap().unwrap().texts(), ["slept 300"]);
+
+    // An idle pool with an empty queue: one call runs, one waits, none is overloaded.
+    let busy = {
+        let rt = rt.clone();
+        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 200})).await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let second = rt.dispatch("slow", json!({"ms": 1})).await;
+    assert!(
+        second.is_ok(),
+        "an empty queue refused a call: {:?}",
+        second.err()
+    );
+    assert_eq!(busy.await.unwrap().unwrap().texts(), ["slept 200"]);
+    rt.stop(LIMIT).await.expect("stops");
+}
+
+/// The same over the wire: an HTTP client that hangs up while its call is queued (hyper drops
+/// the request's future) frees its place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_http_client_that_hangs_up_while_queued_frees_its_place() {
+    use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
+    use tokio::io::AsyncWriteExt;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let service = HttpService::new(host::server(), |_| Ok(()), AllowedOrigins::Any).path("/mcp");
+    let config = ApplicationConfig::new().workers(1).queue(1).http(
+        listener,
+        service,
+        ServeOptions::default(),
+    );
+    let rt = Application::start(host::server(), config).await.unwrap();
+    let busy = {
+        let rt = rt.clone();
+        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 400})).await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let body = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "slow", "arguments": {"ms": 1}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}}))
+    .unwrap();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: slow\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend(body);
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(&request).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    drop(stream);
+    assert_eq!(busy.await.unwrap().unwrap().texts(), ["slept 400"]);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+
+    let busy = {
+        let rt = rt.clone();
+        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 200})).await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let second = rt.dispatch("slow", json!({"ms": 1})).await;
+    assert!(
+        second.is_ok(),
+        "an empty queue refused a call: {:?}",
+        second.err()
+    );
+    assert_eq!(busy.await.unwrap().unwrap().texts(), ["slept 200"]);
+    rt.stop(LIMIT).await.expect("stops");
+}

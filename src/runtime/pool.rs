@@ -18,7 +18,8 @@
 //! - A host panic is answered as a tool error by the core; its slot is retired and replaced
 //!   the same way.
 //! - A caller that goes away (a closed connection) does not cancel the host work: it runs on
-//!   under the same deadline, watched from then on by a task of its own.
+//!   under the same deadline, watched from then on by a task of its own. One that goes away
+//!   while it still waits for a slot gives its place in the queue back.
 //! - The pool stopping answers every call still waiting with `"shutting down"`; the calls
 //!   already running finish and are answered.
 
@@ -227,9 +228,9 @@ impl Pool {
                 slot,
                 due,
             };
-            metrics::pool_running(1.0);
+            let running = Running::start();
             let ended = watch.wait().await;
-            metrics::pool_running(-1.0);
+            drop(running);
             ended.unwrap_or_else(|reason| refusal(&id, reason))
         }
     }
@@ -245,7 +246,8 @@ impl RunPending for Pool {
 /// is none.
 ///
 /// # Cancel safety
-/// Dropped while waiting, it has taken nothing.
+/// Dropped while waiting (its caller gone: an aborted task, an HTTP client that hung up), it
+/// has taken no permit and gives its place in the queue back.
 async fn admit(admission: &Admission, queue: usize, due: Instant) -> Result<(), RefusalReason> {
     let shared = &admission.shared;
     match admission.slots.try_acquire() {
@@ -263,9 +265,9 @@ async fn admit(admission: &Admission, queue: usize, due: Instant) -> Result<(), 
         return Err(OVERLOADED);
     }
     metrics::pool_queued(1.0);
+    let place = Queued(&admission.waiting);
     let got = tokio::time::timeout_at(due, admission.slots.acquire()).await;
-    admission.waiting.fetch_sub(1, Ordering::AcqRel);
-    metrics::pool_queued(-1.0);
+    drop(place);
     match got {
         Ok(Ok(permit)) => {
             permit.forget();
@@ -278,6 +280,33 @@ async fn admit(admission: &Admission, queue: usize, due: Instant) -> Result<(), 
             metrics::pool_event(PoolEvent::Deadline);
             Err(DEADLINE)
         }
+    }
+}
+
+/// A place in the queue, given back however the wait ends, its future dropped included.
+struct Queued<'a>(&'a AtomicUsize);
+
+impl Drop for Queued<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+        metrics::pool_queued(-1.0);
+    }
+}
+
+/// A call running in the pool, counted in `mcp_pool_running` until its caller stops waiting
+/// for it, however that ends.
+struct Running;
+
+impl Running {
+    fn start() -> Running {
+        metrics::pool_running(1.0);
+        Running
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        metrics::pool_running(-1.0);
     }
 }
 
