@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What one HTTP tools/call costs the server, in figures that hold on a shared machine:
 #   - CPU per call: the server's user+system time (/proc/PID/stat) over the calls served in a
-#     closed-loop run at CONNECTIONS connections;
+#     closed-loop run at CONNECTIONS connections, with the requests per second and the peak
+#     resident memory of that run (rmcp 3.11's echo server too, for comparison);
 #   - instructions per call: user-space instructions counted by callgrind (valgrind) over a run
 #     at 8 connections — repeatable whatever else the machine does.
 # Both for the `weather` example (release, `--http`, under the runtime) and for bare hyper (the
@@ -38,7 +39,8 @@ cpu() {
   local label=$1; shift 2
   "$@" 2>/dev/null & local pid=$!
   sleep 1
-  local args=("${call[@]}"); [ "$label" = bare-hyper ] && args=(--expect Oslo)
+  local args=("${call[@]}")
+  case $label in bare-hyper) args=(--expect Oslo) ;; rmcp) args=() ;; esac
   local t0; t0=$(ticks $pid)
   local out; out=$("$load" http "http://127.0.0.1:$port/mcp" "$conns" "$secs" --pid $pid "${args[@]}" | tail -1)
   local t1; t1=$(ticks $pid)
@@ -66,6 +68,9 @@ instructions() {
 
 cpu weather -- "$weather" --http "127.0.0.1:$port"
 cpu bare-hyper -- "$bare" "127.0.0.1:$port"
+# rmcp 3.11's echo server, for issue 13's memory bound (resident memory under this load no
+# higher than rmcp's); driven as ../shared/bench/compare.sh drives it.
+cpu rmcp -- "$peers/release/rmcp_echo_server" http "127.0.0.1:$port"
 if command -v valgrind >/dev/null; then
   instructions weather -- "$weather" --http "127.0.0.1:$port"
   instructions bare-hyper -- "$bare" "127.0.0.1:$port"
