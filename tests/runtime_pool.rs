@@ -4,7 +4,9 @@
 #[path = "support/runtime_host.rs"]
 mod host;
 
-use beam_mcp::runtime::{Application, ApplicationConfig, ApplicationRef, RUNTIME_REFUSAL_CODE};
+use beam_mcp::runtime::{
+    Application, ApplicationConfig, ApplicationRef, DispatchResult, RUNTIME_REFUSAL_CODE,
+};
 use beam_mcp::{Answer, Carrier};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -15,6 +17,12 @@ async fn start(config: ApplicationConfig) -> ApplicationRef {
     Application::start(host::server(), config)
         .await
         .expect("the runtime starts")
+}
+
+/// A call of the test host's `slow` tool (it sleeps `ms`), on a task of its own.
+fn slow_in_background(rt: &ApplicationRef, ms: u64) -> tokio::task::JoinHandle<DispatchResult> {
+    let rt = rt.clone();
+    tokio::spawn(async move { rt.dispatch("slow", json!({ "ms": ms })).await })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -126,10 +134,7 @@ async fn a_late_return_after_the_deadline_adds_no_slot() {
     tokio::time::sleep(Duration::from_millis(600)).await;
     assert!(host::eventually(LIMIT, || async { rt.pool_stats().worker_restarts == 1 }).await);
     for round in 0..2 {
-        let busy = {
-            let rt = rt.clone();
-            tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 200})).await })
-        };
+        let busy = slow_in_background(&rt, 200);
         tokio::time::sleep(Duration::from_millis(50)).await;
         let second = rt.dispatch("slow", json!({"ms": 1})).await;
         assert!(
@@ -145,15 +150,9 @@ async fn a_late_return_after_the_deadline_adds_no_slot() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_full_queue_refuses_at_once_with_overloaded() {
     let rt = start(ApplicationConfig::new().workers(1).queue(1)).await;
-    let busy = {
-        let rt = rt.clone();
-        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 400})).await })
-    };
+    let busy = slow_in_background(&rt, 400);
     tokio::time::sleep(Duration::from_millis(50)).await;
-    let queued = {
-        let rt = rt.clone();
-        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 1})).await })
-    };
+    let queued = slow_in_background(&rt, 1);
     tokio::time::sleep(Duration::from_millis(50)).await;
 
     let started = Instant::now();
@@ -182,12 +181,7 @@ async fn a_full_queue_refuses_at_once_with_overloaded() {
 async fn workers_bound_the_calls_running_at_once() {
     let rt = start(ApplicationConfig::new().workers(4)).await;
     let started = Instant::now();
-    let calls: Vec<_> = (0..8)
-        .map(|_| {
-            let rt = rt.clone();
-            tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 150})).await })
-        })
-        .collect();
+    let calls: Vec<_> = (0..8).map(|_| slow_in_background(&rt, 150)).collect();
     for c in calls {
         assert_eq!(c.await.unwrap().unwrap().texts(), ["slept 150"]);
     }
@@ -200,10 +194,7 @@ async fn workers_bound_the_calls_running_at_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_caller_that_goes_away_leaves_its_call_running_to_its_end() {
     let rt = start(ApplicationConfig::new().workers(1)).await;
-    let caller = {
-        let rt = rt.clone();
-        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 200})).await })
-    };
+    let caller = slow_in_background(&rt, 200);
     tokio::time::sleep(Duration::from_millis(50)).await;
     caller.abort();
     // The host work is not cancelled with its caller: it ends and is counted.
@@ -220,10 +211,7 @@ async fn a_call_whose_caller_went_away_is_still_held_to_the_deadline() {
             .deadline(Duration::from_millis(150)),
     )
     .await;
-    let caller = {
-        let rt = rt.clone();
-        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 10_000})).await })
-    };
+    let caller = slow_in_background(&rt, 10_000);
     tokio::time::sleep(Duration::from_millis(30)).await;
     caller.abort();
     // Abandoned at its deadline all the same, and its slot replaced: the one worker serves again.
@@ -240,15 +228,9 @@ async fn a_call_whose_caller_went_away_is_still_held_to_the_deadline() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_pool_that_goes_answers_the_waiting_and_finishes_the_running() {
     let rt = start(ApplicationConfig::new().workers(1).queue(4)).await;
-    let running = {
-        let rt = rt.clone();
-        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 300})).await })
-    };
+    let running = slow_in_background(&rt, 300);
     tokio::time::sleep(Duration::from_millis(50)).await;
-    let waiting = {
-        let rt = rt.clone();
-        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 1})).await })
-    };
+    let waiting = slow_in_background(&rt, 1);
     tokio::time::sleep(Duration::from_millis(50)).await;
     let started = Instant::now();
     rt.pool_actor().expect("the pool runs").kill();
@@ -269,24 +251,15 @@ async fn a_pool_that_goes_answers_the_waiting_and_finishes_the_running() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_queued_caller_that_goes_away_frees_its_place_in_the_queue() {
     let rt = start(ApplicationConfig::new().workers(1).queue(1)).await;
-    let busy = {
-        let rt = rt.clone();
-        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 300})).await })
-    };
+    let busy = slow_in_background(&rt, 300);
     tokio::time::sleep(Duration::from_millis(50)).await;
-    let queued = {
-        let rt = rt.clone();
-        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 1})).await })
-    };
+    let queued = slow_in_background(&rt, 1);
     tokio::time::sleep(Duration::from_millis(50)).await;
     queued.abort();
     assert_eq!(busy.await.unwrap().unwrap().texts(), ["slept 300"]);
 
     // An idle pool with an empty queue: one call runs, one waits, none is overloaded.
-    let busy = {
-        let rt = rt.clone();
-        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 200})).await })
-    };
+    let busy = slow_in_background(&rt, 200);
     tokio::time::sleep(Duration::from_millis(50)).await;
     let second = rt.dispatch("slow", json!({"ms": 1})).await;
     assert!(
@@ -313,10 +286,7 @@ async fn an_http_client_that_hangs_up_while_queued_frees_its_place() {
         ServeOptions::default(),
     );
     let rt = Application::start(host::server(), config).await.unwrap();
-    let busy = {
-        let rt = rt.clone();
-        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 400})).await })
-    };
+    let busy = slow_in_background(&rt, 400);
     tokio::time::sleep(Duration::from_millis(50)).await;
     let body = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "slow", "arguments": {"ms": 1}, "_meta": {
@@ -338,10 +308,7 @@ async fn an_http_client_that_hangs_up_while_queued_frees_its_place() {
     assert_eq!(busy.await.unwrap().unwrap().texts(), ["slept 400"]);
     tokio::time::sleep(Duration::from_millis(50)).await;
 
-    let busy = {
-        let rt = rt.clone();
-        tokio::spawn(async move { rt.dispatch("slow", json!({"ms": 200})).await })
-    };
+    let busy = slow_in_background(&rt, 200);
     tokio::time::sleep(Duration::from_millis(50)).await;
     let second = rt.dispatch("slow", json!({"ms": 1})).await;
     assert!(
