@@ -19,6 +19,20 @@ async fn start(config: ApplicationConfig) -> ApplicationRef {
         .expect("the runtime starts")
 }
 
+/// With one worker and a queue of one: while a call runs, a second waits its turn and is
+/// answered, not refused "overloaded".
+async fn assert_the_queue_has_its_place(rt: &ApplicationRef) {
+    let busy = slow_in_background(rt, 200);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let second = rt.dispatch("slow", json!({"ms": 1})).await;
+    assert!(
+        second.is_ok(),
+        "an empty queue refused a call: {:?}",
+        second.err()
+    );
+    assert_eq!(busy.await.unwrap().unwrap().texts(), ["slept 200"]);
+}
+
 /// A call of the test host's `slow` tool (it sleeps `ms`), on a task of its own.
 fn slow_in_background(rt: &ApplicationRef, ms: u64) -> tokio::task::JoinHandle<DispatchResult> {
     let rt = rt.clone();
@@ -258,16 +272,7 @@ async fn a_queued_caller_that_goes_away_frees_its_place_in_the_queue() {
     queued.abort();
     assert_eq!(busy.await.unwrap().unwrap().texts(), ["slept 300"]);
 
-    // An idle pool with an empty queue: one call runs, one waits, none is overloaded.
-    let busy = slow_in_background(&rt, 200);
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    let second = rt.dispatch("slow", json!({"ms": 1})).await;
-    assert!(
-        second.is_ok(),
-        "an empty queue refused a call: {:?}",
-        second.err()
-    );
-    assert_eq!(busy.await.unwrap().unwrap().texts(), ["slept 200"]);
+    assert_the_queue_has_its_place(&rt).await;
     rt.stop(LIMIT).await.expect("stops");
 }
 
@@ -308,14 +313,6 @@ async fn an_http_client_that_hangs_up_while_queued_frees_its_place() {
     assert_eq!(busy.await.unwrap().unwrap().texts(), ["slept 400"]);
     tokio::time::sleep(Duration::from_millis(50)).await;
 
-    let busy = slow_in_background(&rt, 200);
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    let second = rt.dispatch("slow", json!({"ms": 1})).await;
-    assert!(
-        second.is_ok(),
-        "an empty queue refused a call: {:?}",
-        second.err()
-    );
-    assert_eq!(busy.await.unwrap().unwrap().texts(), ["slept 200"]);
+    assert_the_queue_has_its_place(&rt).await;
     rt.stop(LIMIT).await.expect("stops");
 }
