@@ -248,6 +248,19 @@ fn once<'de, T: Deserialize<'de>, A: MapAccess<'de>>(
     Ok(())
 }
 
+/// [`once`] for a member kept as strict JSON (a repeated key inside it refused too).
+fn once_strict<'de, A: MapAccess<'de>>(
+    slot: &mut Option<Value>,
+    key: &str,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(duplicate(key));
+    }
+    *slot = Some(map.next_value::<StrictValue>()?.0);
+    Ok(())
+}
+
 /// A map key, borrowed from the frame when it has no escapes (an escaped key is compared
 /// unescaped, as any JSON reader sees it).
 struct Key<'a>(Cow<'a, str>);
@@ -365,12 +378,7 @@ impl<'de: 'a, 'a> FromMap<'de> for Params<'a> {
         while let Some(Key(key)) = map.next_key()? {
             match &*key {
                 "name" => once(&mut p.name, &key, &mut map)?,
-                "arguments" => {
-                    if p.arguments.is_some() {
-                        return Err(duplicate(&key));
-                    }
-                    p.arguments = Some(map.next_value::<StrictValue>()?.0);
-                }
+                "arguments" => once_strict(&mut p.arguments, &key, &mut map)?,
                 "_meta" => once(&mut p.meta, &key, &mut map)?,
                 _ => insert_once(&mut p.rest, key.into_owned(), &mut map)?,
             }
@@ -386,10 +394,7 @@ impl<'de: 'a, 'a> FromMap<'de> for Meta<'a> {
             match &*key {
                 META_PROTOCOL_VERSION => once(&mut m.protocol_version, &key, &mut map)?,
                 META_CLIENT_CAPABILITIES => {
-                    if m.client_capabilities.is_some() {
-                        return Err(duplicate(&key));
-                    }
-                    m.client_capabilities = Some(map.next_value::<StrictValue>()?.0);
+                    once_strict(&mut m.client_capabilities, &key, &mut map)?
                 }
                 _ => insert_once(&mut m.rest, key.into_owned(), &mut map)?,
             }
@@ -416,13 +421,8 @@ impl<'de: 'a, 'a> FromMap<'de> for Frame<'a> {
                 "jsonrpc" => once(&mut f.jsonrpc, &key, &mut map)?,
                 "method" => once(&mut f.method, &key, &mut map)?,
                 "params" => once(&mut f.params, &key, &mut map)?,
-                "id" | "_meta" => {
-                    let slot = if key == "id" { &mut f.id } else { &mut f.meta };
-                    if slot.is_some() {
-                        return Err(duplicate(&key));
-                    }
-                    *slot = Some(map.next_value::<StrictValue>()?.0);
-                }
+                "id" => once_strict(&mut f.id, &key, &mut map)?,
+                "_meta" => once_strict(&mut f.meta, &key, &mut map)?,
                 // A member no revision defines is not read, so it cannot be read two ways.
                 _ => {
                     map.next_value::<IgnoredAny>()?;
@@ -456,10 +456,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for Frame<'a> {
 /// 2025-03-26 and removed in 2025-06-18, and neither served revision has it.
 ///
 /// # Errors
-/// A [`FrameError`] carrying -32700 (not JSON, or not UTF-8 anywhere in the body) or -32600 (a batch, nesting over
-/// [`MAX_DEPTH`], a duplicate member, a missing or non-string `method`, `jsonrpc` other than
-/// `"2.0"`, an id that is neither a string nor an integer or a string id longer than
-/// [`MAX_ID_BYTES`], `params` that is not an object).
+/// A [`FrameError`] carrying -32700 (not JSON, or not UTF-8 anywhere in the body) or -32600
+/// (a batch, nesting over [`MAX_DEPTH`], a duplicate member, a missing or non-string
+/// `method`, `jsonrpc` other than `"2.0"`, an id that is neither a string nor an integer or a
+/// string id longer than [`MAX_ID_BYTES`], `params` that is not an object).
 ///
 /// Not API: the core's first step ([`crate::Server::handle`] decodes and routes), reached from
 /// outside only by the fuzz targets, through `beam_mcp::__fuzz`.
