@@ -446,6 +446,13 @@ fn name_param<'a>(params: &'a Params<'_>, field: &'static str) -> Result<&'a str
     params.text(field).ok_or_else(|| not_a_string(field))
 }
 
+/// `params.name` of a `tools/call` or `prompts/get`, taken out of its params so that the
+/// arguments can be moved out beside it.
+fn required_name<'a>(name: Option<&'a Text<'_>>) -> Result<&'a str, RpcError> {
+    name.and_then(Text::as_str)
+        .ok_or_else(|| not_a_string("name"))
+}
+
 fn not_a_string(field: &'static str) -> RpcError {
     RpcError::invalid_params(
         format!("params.{field} must be a string"),
@@ -507,9 +514,9 @@ fn tools_call(inner: &Arc<Inner>, id: RequestId, context: CallContext, params: P
         meta,
         ..
     } = params;
-    let name = match name.as_ref().and_then(Text::as_str) {
-        Some(n) => n,
-        None => return fail(&id, not_a_string("name")),
+    let name = match required_name(name.as_ref()) {
+        Ok(n) => n,
+        Err(e) => return fail(&id, e),
     };
     let Some(index) = inner.catalog.tool_index(name) else {
         return fail(
@@ -640,7 +647,10 @@ fn prompts_get(
 ) -> Step {
     let revision = context.revision;
     let fail = |id: &RequestId, e: RpcError| Step::Reply(Reply::error(Some(id), e));
-    let name = match name_param(&params, "name") {
+    let Params {
+        name, arguments, ..
+    } = params;
+    let name = match required_name(name.as_ref()) {
         Ok(n) => n,
         Err(e) => return fail(&id, e),
     };
@@ -651,7 +661,7 @@ fn prompts_get(
                 .of_kind(Kind::UnknownPrompt),
         );
     };
-    let arguments = match take_arguments(params.arguments.clone())
+    let arguments = match take_arguments(arguments)
         .and_then(|args| validated(&prompt.schema, args, "name", &prompt.spec.name))
     {
         Ok(a) => a,
