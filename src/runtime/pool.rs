@@ -31,8 +31,7 @@ use crate::transport::RunPending;
 use crate::BoxFuture;
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SpawnErr};
 use std::fmt;
-use std::sync::atomic::AtomicBool;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio::sync::{Semaphore, TryAcquireError};
@@ -264,8 +263,7 @@ async fn admit(admission: &Admission, queue: usize, due: Instant) -> Result<(), 
         metrics::pool_event(PoolEvent::Overloaded);
         return Err(OVERLOADED);
     }
-    metrics::pool_queued(1.0);
-    let place = Queued(&admission.waiting);
+    let place = Queued::enter(&admission.waiting);
     let got = tokio::time::timeout_at(due, admission.slots.acquire()).await;
     drop(place);
     match got {
@@ -283,8 +281,16 @@ async fn admit(admission: &Admission, queue: usize, due: Instant) -> Result<(), 
     }
 }
 
-/// A place in the queue, given back however the wait ends, its future dropped included.
+/// A place in the queue (already counted in `waiting`), given back however the wait ends, its
+/// future dropped included.
 struct Queued<'a>(&'a AtomicUsize);
+
+impl<'a> Queued<'a> {
+    fn enter(waiting: &'a AtomicUsize) -> Queued<'a> {
+        metrics::pool_queued(1.0);
+        Queued(waiting)
+    }
+}
 
 impl Drop for Queued<'_> {
     fn drop(&mut self) {
