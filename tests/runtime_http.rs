@@ -102,19 +102,7 @@ async fn a_restarted_listener_serves_the_same_port_and_the_catalog_and_pool_surv
         .unwrap()
         .get_id();
     assert_ne!(before, after, "a new listener actor");
-    for proto in BOTH {
-        let r = Client::new(proto, addr)
-            .post(&rpc(
-                "tools/call",
-                json!({"name":"echo","arguments":{"text":"again"}}),
-            ))
-            .await;
-        assert_eq!(
-            r.json()["result"]["content"][0]["text"],
-            "again",
-            "{proto:?}"
-        );
-    }
+    echoes_over_both(addr, "again").await;
     assert!(rt.catalog().advertised_tool("echo").is_some());
     assert_eq!(catalog_before.info(), rt.catalog().info());
     assert_eq!(rt.pool_stats().worker_restarts, restarts_before);
@@ -141,6 +129,19 @@ async fn a_panicking_tool_over_http_is_a_tool_error_and_its_pool_worker_is_repla
 }
 
 /// An HTTP/1.1 POST of `body` as raw bytes, with the headers a well-behaved client sends.
+/// `echo` answers `text` over HTTP/1.1 and over h2c.
+async fn echoes_over_both(addr: SocketAddr, text: &str) {
+    for proto in BOTH {
+        let r = Client::new(proto, addr)
+            .post(&rpc(
+                "tools/call",
+                json!({"name": "echo", "arguments": {"text": text}}),
+            ))
+            .await;
+        assert_eq!(r.json()["result"]["content"][0]["text"], text, "{proto:?}");
+    }
+}
+
 fn raw_post(addr: SocketAddr, body: &Value) -> Vec<u8> {
     let bytes = serde_json::to_vec(body).unwrap();
     let mut head = format!(
@@ -227,19 +228,7 @@ async fn a_killed_listener_takes_its_connections_with_it_and_is_restarted_on_the
         .await
     );
     assert_ne!(listener(&transports).await.get_id(), killed.get_id());
-    for proto in BOTH {
-        let r = Client::new(proto, addr)
-            .post(&rpc(
-                "tools/call",
-                json!({"name":"echo","arguments":{"text":"back"}}),
-            ))
-            .await;
-        assert_eq!(
-            r.json()["result"]["content"][0]["text"],
-            "back",
-            "{proto:?}"
-        );
-    }
+    echoes_over_both(addr, "back").await;
     assert!(host::eventually(LIMIT, || async { rt.http_connections() == 0 }).await);
     rt.stop(LIMIT).await.unwrap();
 }
