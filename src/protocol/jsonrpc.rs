@@ -254,11 +254,10 @@ fn once_strict<'de, A: MapAccess<'de>>(
     key: &str,
     map: &mut A,
 ) -> Result<(), A::Error> {
-    if slot.is_some() {
-        return Err(duplicate(key));
-    }
-    *slot = Some(map.next_value::<StrictValue>()?.0);
-    Ok(())
+    let mut strict = slot.take().map(StrictValue);
+    let read = once(&mut strict, key, map);
+    *slot = strict.map(|StrictValue(v)| v);
+    read
 }
 
 /// A map key, borrowed from the frame when it has no escapes (an escaped key is compared
@@ -645,6 +644,10 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":1,"method":"x","m\u0065thod":"y"}"#,
             br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"a","io.modelcontextprotocol\/protocolVersion":"b"}}}"#,
             br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"uri":"a","\u0075ri":"b"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"i\u0064":2,"method":"x"}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"x","_meta":{},"_m\u0065ta":{}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"arguments":{},"argum\u0065nts":{}}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol\/clientCapabilities":{}}}}"#,
         ] {
             assert_eq!(code(dup), codes::INVALID_REQUEST, "{}", String::from_utf8_lossy(dup));
         }
