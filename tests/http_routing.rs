@@ -135,6 +135,11 @@ async fn undecodable_bodies_are_400() {
         let r = c.send(raw(c, "POST", "/mcp", b"{not json")).await;
         assert_eq!((r.status.as_u16(), r.code()), (400, -32700));
         spec.check("JSONRPCErrorResponse", &r.json());
+        // Not UTF-8, even inside a member nobody reads: not JSON text (RFC 8259).
+        let body = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"z\":\"\xff\"}";
+        let r = c.send(raw(c, "POST", "/mcp", body)).await;
+        assert_eq!((r.status.as_u16(), r.code()), (400, -32700));
+        assert!(r.json().get("id").is_none());
         let r = c.send(raw(c, "POST", "/mcp", b"[]")).await;
         assert_eq!((r.status.as_u16(), r.code()), (400, -32600));
         let mut deep: Value = json!(1);

@@ -349,6 +349,12 @@ async fn framing_refusals_and_the_stream_goes_on() {
     assert_eq!(code(&e), -32700);
     assert!(e.get("id").is_none());
     m.check("JSONRPCErrorResponse", &e);
+    // Not UTF-8, even inside a member nobody reads: not JSON text (RFC 8259).
+    c.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"z\":\"\xff\"}\n")
+        .await;
+    let e = c.next_line().await.unwrap();
+    assert_eq!(code(&e), -32700);
+    assert!(e.get("id").is_none());
     c.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n")
         .await;
     assert_eq!(code(&c.next_line().await.unwrap()), -32600);
