@@ -2,7 +2,7 @@
 //! allow-lists. No IO.
 
 use base64::Engine as _;
-use http::header::{HeaderMap, HeaderName};
+use http::header::{self, HeaderMap, HeaderName, HeaderValue, ValueIter};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
@@ -84,19 +84,177 @@ pub(crate) enum Encoding {
     MayEncode,
 }
 
-/// The one value of `name`, decoded, checked across every occurrence of the header.
+/// `MCP-Protocol-Version`.
+pub(crate) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+/// `Mcp-Method`.
+pub(crate) const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+/// `Mcp-Name`.
+pub(crate) const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+
+/// What one pass over the map saw of a header.
+#[derive(Debug, Clone, Copy, Default)]
+enum Seen<'h> {
+    #[default]
+    Absent,
+    Once(&'h HeaderValue),
+    /// Repeated: its values are read from the map, in order, when asked for.
+    Often,
+}
+
+impl<'h> Seen<'h> {
+    fn and(self, value: &'h HeaderValue) -> Seen<'h> {
+        match self {
+            Seen::Absent => Seen::Once(value),
+            Seen::Once(_) | Seen::Often => Seen::Often,
+        }
+    }
+}
+
+/// Every value of one header, in the order the request gave them.
+#[derive(Debug)]
+pub(crate) enum Values<'h> {
+    /// None, or the only one.
+    Once(Option<&'h HeaderValue>),
+    /// Several: read from the map.
+    All(ValueIter<'h, HeaderValue>),
+}
+
+impl<'h> Iterator for Values<'h> {
+    type Item = &'h HeaderValue;
+    fn next(&mut self) -> Option<&'h HeaderValue> {
+        match self {
+            Values::Once(v) => v.take(),
+            Values::All(all) => all.next(),
+        }
+    }
+}
+
+/// The headers this endpoint reads, found in one pass over the map. Looking each up (the
+/// Host, Origin, media, length and MCP checks) would hash and probe the map about ten times
+/// per request.
+#[derive(Debug)]
+pub(crate) struct Head<'h> {
+    map: &'h HeaderMap,
+    host: Seen<'h>,
+    origin: Seen<'h>,
+    content_type: Seen<'h>,
+    accept: Seen<'h>,
+    content_length: Seen<'h>,
+    transfer_encoding: Seen<'h>,
+    protocol_version: Seen<'h>,
+    mcp_method: Seen<'h>,
+    mcp_name: Seen<'h>,
+}
+
+impl<'h> Head<'h> {
+    pub(crate) fn scan(map: &'h HeaderMap) -> Head<'h> {
+        let mut head = Head {
+            map,
+            host: Seen::Absent,
+            origin: Seen::Absent,
+            content_type: Seen::Absent,
+            accept: Seen::Absent,
+            content_length: Seen::Absent,
+            transfer_encoding: Seen::Absent,
+            protocol_version: Seen::Absent,
+            mcp_method: Seen::Absent,
+            mcp_name: Seen::Absent,
+        };
+        for (name, value) in map {
+            let seen = if name == header::HOST {
+                &mut head.host
+            } else if name == header::CONTENT_TYPE {
+                &mut head.content_type
+            } else if name == header::CONTENT_LENGTH {
+                &mut head.content_length
+            } else if name == header::ACCEPT {
+                &mut head.accept
+            } else if name == header::ORIGIN {
+                &mut head.origin
+            } else if name == header::TRANSFER_ENCODING {
+                &mut head.transfer_encoding
+            } else if name == PROTOCOL_VERSION {
+                &mut head.protocol_version
+            } else if name == MCP_METHOD {
+                &mut head.mcp_method
+            } else if name == MCP_NAME {
+                &mut head.mcp_name
+            } else {
+                continue;
+            };
+            *seen = seen.and(value);
+        }
+        head
+    }
+
+    fn values(&self, seen: Seen<'h>, name: HeaderName) -> Values<'h> {
+        match seen {
+            Seen::Absent => Values::Once(None),
+            Seen::Once(v) => Values::Once(Some(v)),
+            Seen::Often => Values::All(self.map.get_all(name).iter()),
+        }
+    }
+
+    /// The map the head was read from.
+    pub(crate) fn map(&self) -> &'h HeaderMap {
+        self.map
+    }
+
+    pub(crate) fn host(&self) -> Values<'h> {
+        self.values(self.host, header::HOST)
+    }
+
+    pub(crate) fn origin(&self) -> Values<'h> {
+        self.values(self.origin, header::ORIGIN)
+    }
+
+    pub(crate) fn content_type(&self) -> Values<'h> {
+        self.values(self.content_type, header::CONTENT_TYPE)
+    }
+
+    pub(crate) fn accept(&self) -> Values<'h> {
+        self.values(self.accept, header::ACCEPT)
+    }
+
+    pub(crate) fn content_length(&self) -> Values<'h> {
+        self.values(self.content_length, header::CONTENT_LENGTH)
+    }
+
+    pub(crate) fn has_transfer_encoding(&self) -> bool {
+        !matches!(self.transfer_encoding, Seen::Absent)
+    }
+
+    pub(crate) fn protocol_version(&self) -> Values<'h> {
+        self.values(self.protocol_version, PROTOCOL_VERSION)
+    }
+
+    pub(crate) fn mcp_method(&self) -> Values<'h> {
+        self.values(self.mcp_method, MCP_METHOD)
+    }
+
+    pub(crate) fn mcp_name(&self) -> Values<'h> {
+        self.values(self.mcp_name, MCP_NAME)
+    }
+
+    pub(crate) fn has_mcp_name(&self) -> bool {
+        !matches!(self.mcp_name, Seen::Absent)
+    }
+}
+
+/// The one value among `values` (every occurrence of the header `name`), decoded, checked
+/// across them all.
 ///
 /// # Errors
 /// [`HeaderError::Malformed`] for an undecodable value (or an encoded one where only
 /// [`Encoding::Plain`] is allowed), [`HeaderError::Conflicting`] when two occurrences decode
 /// differently.
 pub(crate) fn single<'h>(
-    headers: &'h HeaderMap,
+    values: impl IntoIterator<Item = &'h HeaderValue>,
     name: &HeaderName,
     encoding: Encoding,
 ) -> Result<Option<Cow<'h, str>>, HeaderError> {
     let mut found: Option<Cow<'h, str>> = None;
-    for raw in headers.get_all(name) {
+    for raw in values {
         if encoding == Encoding::Plain && raw.as_bytes().starts_with(SENTINEL_OPEN.as_bytes()) {
             return Err(HeaderError::Malformed(name.to_string()));
         }
@@ -120,19 +278,19 @@ pub(crate) enum Presence {
     IfPresent,
 }
 
-/// A header that must equal `expected`, required or checked only when present.
+/// A header (its `values`) that must equal `expected`, required or checked only when present.
 ///
 /// # Errors
 /// Missing (when required), malformed, conflicting, or not equal to `expected` (`None` when
 /// the body has no value to compare with, which is a mismatch).
-pub(crate) fn require_eq(
-    headers: &HeaderMap,
+pub(crate) fn require_eq<'h>(
+    values: impl IntoIterator<Item = &'h HeaderValue>,
     name: &HeaderName,
     encoding: Encoding,
     expected: Option<&str>,
     presence: Presence,
 ) -> Result<(), HeaderError> {
-    match single(headers, name, encoding)? {
+    match single(values, name, encoding)? {
         None if presence == Presence::IfPresent => Ok(()),
         None => Err(HeaderError::Missing(name.to_string())),
         Some(v) if Some(&*v) == expected => Ok(()),
@@ -184,7 +342,10 @@ pub(crate) fn check_param(
     let Ok(name) = HeaderName::from_bytes(label.as_bytes()) else {
         return Err(HeaderError::Malformed(label));
     };
-    match (single(headers, &name, Encoding::MayEncode)?, arg) {
+    match (
+        single(headers.get_all(&name), &name, Encoding::MayEncode)?,
+        arg,
+    ) {
         (None, None) => Ok(()),
         (Some(_), None) => Err(HeaderError::Unexpected(label)),
         (None, Some(_)) if presence == Presence::IfPresent => Ok(()),
@@ -263,7 +424,7 @@ mod tests {
         let name = HeaderName::from_static("mcp-method");
         let m = map(&[("mcp-method", "tools/call"), ("mcp-method", "tools/list")]);
         assert_eq!(
-            single(&m, &name, Encoding::MayEncode),
+            single(Head::scan(&m).mcp_method(), &name, Encoding::MayEncode),
             Err(HeaderError::Conflicting("mcp-method".into()))
         );
         let m = map(&[
@@ -272,7 +433,7 @@ mod tests {
         ]);
         assert_eq!(
             require_eq(
-                &m,
+                Head::scan(&m).mcp_method(),
                 &name,
                 Encoding::MayEncode,
                 Some("tools/call"),
@@ -283,7 +444,7 @@ mod tests {
         // Where only plain values are allowed, the encoded twin is malformed, not equal.
         assert_eq!(
             require_eq(
-                &m,
+                Head::scan(&m).mcp_method(),
                 &name,
                 Encoding::Plain,
                 Some("tools/call"),
@@ -293,7 +454,7 @@ mod tests {
         );
         assert_eq!(
             require_eq(
-                &HeaderMap::new(),
+                Head::scan(&HeaderMap::new()).mcp_method(),
                 &name,
                 Encoding::Plain,
                 Some("x"),
@@ -301,6 +462,41 @@ mod tests {
             ),
             Err(HeaderError::Missing("mcp-method".into()))
         );
+    }
+
+    #[test]
+    fn one_pass_finds_every_value_of_every_header_it_reads() {
+        let m = map(&[
+            ("host", "a"),
+            ("user-agent", "x"),
+            ("mcp-name", "n"),
+            ("accept", "1"),
+            ("accept", "2"),
+            ("accept", "3"),
+            ("MCP-Protocol-Version", "v"),
+            ("transfer-encoding", "chunked"),
+        ]);
+        let head = Head::scan(&m);
+        let all = |v: Values<'_>| {
+            v.map(|v| v.to_str().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(all(head.host()), ["a"]);
+        assert_eq!(all(head.accept()), ["1", "2", "3"]);
+        assert_eq!(all(head.protocol_version()), ["v"]);
+        assert_eq!(all(head.mcp_name()), ["n"]);
+        assert!(head.has_mcp_name() && head.has_transfer_encoding());
+        for none in [
+            head.origin(),
+            head.content_type(),
+            head.content_length(),
+            head.mcp_method(),
+        ] {
+            assert!(all(none).is_empty());
+        }
+        let empty = HeaderMap::new();
+        let bare = Head::scan(&empty);
+        assert!(!bare.has_mcp_name() && !bare.has_transfer_encoding());
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The hyper service: one POST endpoint, every check in the order the request arrives.
 
 use super::body::{self, BodyError};
-use super::headers::{self, Encoding, HeaderError, Presence};
+use super::headers::{
+    self, Encoding, Head, HeaderError, Presence, MCP_METHOD, MCP_NAME, PROTOCOL_VERSION,
+};
 use super::refusal::{self, Refusal, Refuse};
 use crate::dispatch::Carrier;
 use crate::extensions::Extensions;
@@ -9,7 +11,6 @@ use crate::protocol::{codes, decode, Incoming, Meta, Revision, RpcError};
 use crate::server::{guarded, Era, Server, Step, MODERN_ONLY};
 use crate::transport::{Direct, RunPending};
 use bytes::Bytes;
-use http::header::{self, HeaderName};
 use http::request::Parts;
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::Full;
@@ -27,9 +28,6 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 /// The default deadline for reading a whole body.
 pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(15);
 
-const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
-const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
-const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 const MODERN: &str = Revision::V2026_07_28.as_str();
 const LEGACY: &str = Revision::V2025_11_25.as_str();
 
@@ -276,7 +274,8 @@ impl HttpService {
         let c = &*self.config;
         let deadline = Instant::now() + c.read_timeout;
         let (parts, body) = req.into_parts();
-        self.check_head(&parts).map_err(Refuse::unread)?;
+        let head = Head::scan(&parts.headers);
+        self.check_head(&parts, &head).map_err(Refuse::unread)?;
         let extensions = match &c.authorize_async {
             Some(hook) => self
                 .run_authorize_async(hook, &parts, deadline)
@@ -284,9 +283,9 @@ impl HttpService {
                 .map_err(Refuse::unread)?,
             None => Extensions::new(),
         };
-        let declared = parts
-            .headers
-            .get(header::CONTENT_LENGTH)
+        let declared = head
+            .content_length()
+            .next()
             .and_then(|v| v.to_str().ok()?.trim().parse::<usize>().ok());
         let bytes = body::read(body, MAX_BODY_BYTES, declared, deadline)
             .await
@@ -313,7 +312,7 @@ impl HttpService {
         }
         let message = decode(&bytes)
             .map_err(|e| Refuse::new(refusal::status_of(Some(e.error.code())), e.error).id(e.id))?;
-        self.route(&parts, message, extensions).await
+        self.route(&head, message, extensions).await
     }
 
     /// The asynchronous hook, caught if it panics and bounded by the read deadline.
@@ -339,16 +338,15 @@ impl HttpService {
     }
 
     /// Everything decided from the head alone, before a byte of the body is read.
-    fn check_head(&self, parts: &Parts) -> Result<(), Refuse> {
+    fn check_head(&self, parts: &Parts, head: &Head<'_>) -> Result<(), Refuse> {
         let c = &*self.config;
         if c.path.as_deref().is_some_and(|p| p != parts.uri.path()) {
             return Err(Refuse::opaque(StatusCode::NOT_FOUND, "Not found"));
         }
         let forbidden =
             |why: &'static str| Refuse::new(StatusCode::FORBIDDEN, RpcError::invalid_request(why));
-        let host = parts.headers.get_all(header::HOST);
         let mut any_host = false;
-        for h in host {
+        for h in head.host() {
             any_host = true;
             let ok = h.to_str().is_ok_and(|h| headers::host_allowed(h, &c.hosts));
             if !ok {
@@ -364,7 +362,7 @@ impl HttpService {
         if !any_host {
             return Err(forbidden("host not allowed"));
         }
-        for origin in parts.headers.get_all(header::ORIGIN) {
+        for origin in head.origin() {
             if !c.origins.allows(origin) {
                 return Err(forbidden("origin not allowed"));
             }
@@ -382,16 +380,16 @@ impl HttpService {
             Ok(Err(refusal)) => return Err(refused("authorize", &refusal)),
             Err(_) => return Err(panicked("authorize")),
         }
-        if let Some(refuse) = media_refusal(parts) {
+        if let Some(refuse) = media_refusal(head) {
             return Err(refuse);
         }
-        if parts.headers.contains_key(header::TRANSFER_ENCODING) {
+        if head.has_transfer_encoding() {
             return Err(Refuse::new(
                 StatusCode::LENGTH_REQUIRED,
                 RpcError::invalid_request("a Content-Length is required"),
             ));
         }
-        for len in parts.headers.get_all(header::CONTENT_LENGTH) {
+        for len in head.content_length() {
             let n = len.to_str().ok().and_then(|s| s.trim().parse::<u64>().ok());
             match n {
                 Some(n) if n <= MAX_BODY_BYTES as u64 => {}
@@ -415,9 +413,9 @@ impl HttpService {
     /// is served at 2025-11-25, as stdio serves it. Any other value (2025-06-18 and older
     /// included: this endpoint never negotiates them, its `initialize` answers 2025-11-25) is
     /// 400 -32022 naming what is served, as the 2025-11-25 transport prescribes.
-    fn era_of(&self, parts: &Parts, m: &Incoming<'_>) -> Result<Era, Refuse> {
+    fn era_of(&self, head: &Head<'_>, m: &Incoming<'_>) -> Result<Era, Refuse> {
         let served = self.config.served();
-        let header = headers::single(&parts.headers, &PROTOCOL_VERSION, Encoding::Plain)
+        let header = headers::single(head.protocol_version(), &PROTOCOL_VERSION, Encoding::Plain)
             .map_err(|e| mismatch(&e))?;
         let meta = m.meta();
         let meta_version = meta.and_then(|meta| meta.protocol_version.as_ref());
@@ -453,7 +451,7 @@ impl HttpService {
     /// The decoded message against its headers, then the core.
     async fn route(
         &self,
-        parts: &Parts,
+        head: &Head<'_>,
         m: Incoming<'_>,
         extensions: Extensions,
     ) -> Result<Response<Full<Bytes>>, Refuse> {
@@ -474,24 +472,24 @@ impl HttpService {
         // Where 2026-07-28 is asked for (or alone served), the legacy lifecycle methods are
         // unknown, whatever else the envelope says: the 2026-07-28 scenarios check exactly this.
         let lifecycle = matches!(&*m.method, "initialize" | "ping");
-        if lifecycle && (!self.config.legacy || self.says_modern(parts)) {
+        if lifecycle && (!self.config.legacy || says_modern(head)) {
             return Err(not_found());
         }
-        let era = self.era_of(parts, &m).map_err(with_id)?;
+        let era = self.era_of(head, &m).map_err(with_id)?;
         let presence = if era.bare_is_legacy {
             Presence::IfPresent
         } else {
             Presence::Required
         };
         headers::require_eq(
-            &parts.headers,
+            head.mcp_method(),
             &MCP_METHOD,
             Encoding::Plain,
             Some(&m.method),
             presence,
         )
         .map_err(|e| with_id(mismatch(&e)))?;
-        self.check_names(parts, &m, presence)
+        self.check_names(head, &m, presence)
             .map_err(|e| with_id(mismatch(&e)))?;
         if m.is_notification() {
             // Every MCP notification is `notifications/…`. Anything else without an id is a
@@ -526,20 +524,11 @@ impl HttpService {
         Ok(refusal::json(status, reply.into_bytes()))
     }
 
-    /// Whether the request's `MCP-Protocol-Version` names 2026-07-28 (in any of its values).
-    fn says_modern(&self, parts: &Parts) -> bool {
-        parts
-            .headers
-            .get_all(&PROTOCOL_VERSION)
-            .iter()
-            .any(|v| v.as_bytes() == MODERN.as_bytes())
-    }
-
     /// `Mcp-Name` and the `Mcp-Param-*` headers of a tool call: required at 2026-07-28; at
     /// 2025-11-25, which defines none of them, checked against the body when present.
     fn check_names(
         &self,
-        parts: &Parts,
+        head: &Head<'_>,
         m: &Incoming<'_>,
         presence: Presence,
     ) -> Result<(), HeaderError> {
@@ -547,15 +536,13 @@ impl HttpService {
             "tools/call" | "prompts/get" => "name",
             "resources/read" => "uri",
             // A method that names nothing: an `Mcp-Name` would route it as if it did.
-            _ if parts.headers.contains_key(&MCP_NAME) => {
-                return Err(HeaderError::Unexpected(MCP_NAME.to_string()))
-            }
+            _ if head.has_mcp_name() => return Err(HeaderError::Unexpected(MCP_NAME.to_string())),
             _ => return Ok(()),
         };
         let params = m.params.as_ref();
         let named = params.and_then(|p| p.text(field));
         headers::require_eq(
-            &parts.headers,
+            head.mcp_name(),
             &MCP_NAME,
             Encoding::MayEncode,
             named,
@@ -572,24 +559,32 @@ impl HttpService {
             .and_then(Value::as_object);
         for (header, property) in annotated {
             let arg = args.and_then(|a| a.get(&**property));
-            headers::check_param(&parts.headers, header, arg, presence)?;
+            headers::check_param(head.map(), header, arg, presence)?;
         }
         Ok(())
     }
 }
 
+/// Whether the request's `MCP-Protocol-Version` names 2026-07-28 (in any of its values).
+fn says_modern(head: &Head<'_>) -> bool {
+    head.protocol_version()
+        .any(|v| v.as_bytes() == MODERN.as_bytes())
+}
+
 /// `Content-Type`, when given, must be JSON (415); `Accept`, when given, must admit JSON, the
 /// only thing this endpoint answers with (406). Absent headers are taken as JSON.
-fn media_refusal(parts: &Parts) -> Option<Refuse> {
-    // The media type's essence (before any parameter), compared without allocating.
-    let essence_is = |v: &str, wanted: &[&str]| {
-        let essence = v.split(';').next().unwrap_or_default().trim();
-        wanted.iter().any(|w| essence.eq_ignore_ascii_case(w))
+fn media_refusal(head: &Head<'_>) -> Option<Refuse> {
+    // The media type's essence (before any parameter), compared byte-wise without
+    // allocating: a value that is not visible ASCII (`to_str` fails) admits nothing.
+    let essence_is = |v: &[u8], wanted: &[&str]| {
+        let end = v.iter().position(|&b| b == b';').unwrap_or(v.len());
+        let essence = v[..end].trim_ascii();
+        wanted
+            .iter()
+            .any(|w| essence.eq_ignore_ascii_case(w.as_bytes()))
     };
-    for v in parts.headers.get_all(header::CONTENT_TYPE) {
-        let json = v
-            .to_str()
-            .is_ok_and(|v| essence_is(v, &["application/json"]));
+    for v in head.content_type() {
+        let json = v.to_str().is_ok() && essence_is(v.as_bytes(), &["application/json"]);
         if !json {
             return Some(Refuse::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -597,13 +592,13 @@ fn media_refusal(parts: &Parts) -> Option<Refuse> {
             ));
         }
     }
-    let mut accepts = parts.headers.get_all(header::ACCEPT).iter().peekable();
+    let mut accepts = head.accept().peekable();
     if accepts.peek().is_some() {
         let admits_json = accepts.any(|v| {
-            v.to_str().is_ok_and(|v| {
-                v.split(',')
+            v.to_str().is_ok()
+                && v.as_bytes()
+                    .split(|&b| b == b',')
                     .any(|range| essence_is(range, &["application/json", "application/*", "*/*"]))
-            })
         });
         if !admits_json {
             return Some(Refuse::new(
