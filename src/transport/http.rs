@@ -173,7 +173,8 @@ pub(crate) async fn connection(
     }
     crate::metrics::http_connections(1.0);
     let _open = OpenConnection;
-    let activity = Arc::new(Activity::new());
+    let activity = Arc::new(Activity::default());
+    let mut watch = Watch::new(Instant::now());
     let tracked = Tracked {
         service: Arc::new(service),
         activity: activity.clone(),
@@ -205,8 +206,10 @@ pub(crate) async fn connection(
                 conn.as_mut().graceful_shutdown();
             }
             _ = ticks.tick() => {
+                let now = Instant::now();
+                watch.look(&activity, now);
                 // Dropping the connection frees every answer it holds.
-                if activity.stalled_for() >= options.write_timeout {
+                if watch.stalled_for(now) >= options.write_timeout {
                     tracing::debug!(%peer, "an answer made no progress: connection dropped");
                     return;
                 }
@@ -214,7 +217,7 @@ pub(crate) async fn connection(
                 // or a connection that never asks: it is told goodbye, then dropped.
                 if closing.is_none()
                     && !activity.ever_asked()
-                    && activity.age() >= options.header_read_timeout
+                    && now - watch.origin >= options.header_read_timeout
                 {
                     tracing::debug!(%peer, "no request within the deadline: closing");
                     closing = Some(Instant::now());
@@ -228,12 +231,12 @@ pub(crate) async fn connection(
                     }
                     Some(since)
                         if since.elapsed() >= options.idle_timeout
-                            && activity.idle_for() >= options.idle_timeout =>
+                            && watch.idle_for(now) >= options.idle_timeout =>
                     {
                         return
                     }
                     Some(_) => {}
-                    None if activity.idle_for() >= options.idle_timeout => {
+                    None if watch.idle_for(now) >= options.idle_timeout => {
                         closing = Some(Instant::now());
                         conn.as_mut().graceful_shutdown();
                     }
@@ -253,41 +256,27 @@ impl Drop for OpenConnection {
     }
 }
 
-/// One connection's requests and answers: what is in flight, when the last one ended, and
+/// One connection's requests and answers: what is in flight, how many have ended, and
 /// whether the answers waiting for their reader are moving.
+///
+/// It counts and reads no clock: the connection's ticker ([`Watch`]) turns the counts into
+/// durations, to its own tick's precision. A request would otherwise read the clock four times
+/// over for a stall or an idle spell that is looked at only on a tick.
+#[derive(Default)]
 struct Activity {
-    origin: Instant,
     /// Requests being served, or whose answer is not yet handed over in full.
     in_flight: AtomicUsize,
     /// Requests ever received.
     asked: AtomicU64,
-    last_ms: AtomicU64,
+    /// Requests ended (their answer handed over in full, or dropped).
+    ended: AtomicU64,
     /// Answers not yet handed over in full.
     unsent: AtomicUsize,
-    /// When an answer last moved (created, or a piece handed over).
-    progress_ms: AtomicU64,
+    /// Times an answer moved (created, or a piece handed over).
+    moves: AtomicU64,
 }
 
 impl Activity {
-    fn new() -> Self {
-        Activity {
-            origin: Instant::now(),
-            in_flight: AtomicUsize::new(0),
-            asked: AtomicU64::new(0),
-            last_ms: AtomicU64::new(0),
-            unsent: AtomicUsize::new(0),
-            progress_ms: AtomicU64::new(0),
-        }
-    }
-
-    fn now_ms(&self) -> u64 {
-        self.origin.elapsed().as_millis() as u64
-    }
-
-    fn age(&self) -> Duration {
-        self.origin.elapsed()
-    }
-
     fn ever_asked(&self) -> bool {
         self.asked.load(Ordering::Acquire) > 0
     }
@@ -296,25 +285,60 @@ impl Activity {
         self.in_flight.load(Ordering::Acquire)
     }
 
-    fn idle_for(&self) -> Duration {
-        if self.in_flight() > 0 {
-            return Duration::ZERO;
+    fn moved(&self) {
+        self.moves.fetch_add(1, Ordering::Release);
+    }
+}
+
+/// The ticker's view of a connection's [`Activity`]: when it last saw a request end and an
+/// answer move. Each is known to a tick: what happened between two ticks is dated to the
+/// later one, so an idle or stall deadline fires at most one tick late, never early.
+struct Watch {
+    origin: Instant,
+    ended: u64,
+    /// Since when nothing has been in flight (`None` while something is).
+    idle_since: Option<Instant>,
+    moves: u64,
+    /// Since when the answers waiting have not moved (`None` while none waits).
+    stalled_since: Option<Instant>,
+}
+
+impl Watch {
+    fn new(origin: Instant) -> Watch {
+        Watch {
+            origin,
+            ended: 0,
+            idle_since: Some(origin),
+            moves: 0,
+            stalled_since: None,
         }
-        let last = Duration::from_millis(self.last_ms.load(Ordering::Acquire));
-        self.origin.elapsed().saturating_sub(last)
+    }
+
+    /// Takes in what changed since the last look.
+    fn look(&mut self, a: &Activity, now: Instant) {
+        let ended = a.ended.load(Ordering::Acquire);
+        if a.in_flight() > 0 {
+            self.idle_since = None;
+        } else if self.idle_since.is_none() || ended != self.ended {
+            self.idle_since = Some(now);
+        }
+        self.ended = ended;
+        let moves = a.moves.load(Ordering::Acquire);
+        if a.unsent.load(Ordering::Acquire) == 0 {
+            self.stalled_since = None;
+        } else if self.stalled_since.is_none() || moves != self.moves {
+            self.stalled_since = Some(now);
+        }
+        self.moves = moves;
+    }
+
+    fn idle_for(&self, now: Instant) -> Duration {
+        self.idle_since.map_or(Duration::ZERO, |t| now - t)
     }
 
     /// How long answers have been waiting with no progress (zero when none waits).
-    fn stalled_for(&self) -> Duration {
-        if self.unsent.load(Ordering::Acquire) == 0 {
-            return Duration::ZERO;
-        }
-        let last = Duration::from_millis(self.progress_ms.load(Ordering::Acquire));
-        self.origin.elapsed().saturating_sub(last)
-    }
-
-    fn moved(&self) {
-        self.progress_ms.store(self.now_ms(), Ordering::Release);
+    fn stalled_for(&self, now: Instant) -> Duration {
+        self.stalled_since.map_or(Duration::ZERO, |t| now - t)
     }
 }
 
@@ -323,7 +347,7 @@ struct InFlight(Arc<Activity>);
 impl Drop for InFlight {
     fn drop(&mut self) {
         let a = &self.0;
-        a.last_ms.store(a.now_ms(), Ordering::Release);
+        a.ended.fetch_add(1, Ordering::Release);
         a.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 }
