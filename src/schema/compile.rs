@@ -182,6 +182,7 @@ fn compile_object(
             other => return Err(SchemaError::unsupported(at, other)),
         }
     }
+    node.index_required();
     Ok(node)
 }
 

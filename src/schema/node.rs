@@ -111,6 +111,11 @@ pub(crate) struct Node {
     /// Indices into `properties`, sorted by name, for declared-key lookup without hashing.
     pub(crate) by_name: Box<[usize]>,
     pub(crate) required: Box<[Arc<str>]>,
+    /// For each entry of `by_name`, whether `required` names it.
+    pub(crate) required_by_name: Box<[bool]>,
+    /// Whether every name `required` lists is a declared property, so that one pass over an
+    /// instance's keys can count the required ones it meets.
+    pub(crate) required_declared: bool,
     pub(crate) additional: Additional,
     pub(crate) items: Option<Box<Node>>,
 }
@@ -131,9 +136,22 @@ impl Node {
             properties: Box::new([]),
             by_name: Box::new([]),
             required: Box::new([]),
+            required_by_name: Box::new([]),
+            required_declared: true,
             additional: Additional::Allow,
             items: None,
         }
+    }
+
+    /// Derives what the one-pass object check reads from `properties` and `required`, once
+    /// both keywords are compiled (they may come in either order).
+    pub(crate) fn index_required(&mut self) {
+        self.required_by_name = self
+            .by_name
+            .iter()
+            .map(|&i| self.required.contains(&self.properties[i].0))
+            .collect();
+        self.required_declared = self.required.iter().all(|name| self.declares(name));
     }
 
     pub(crate) fn declares(&self, key: &str) -> bool {
