@@ -15,6 +15,7 @@ mod body;
 mod headers;
 mod refusal;
 mod service;
+mod wake;
 
 pub use refusal::Refusal;
 pub use service::{AllowedOrigins, HttpService, DEFAULT_READ_TIMEOUT, MAX_BODY_BYTES};
@@ -180,6 +181,7 @@ pub(crate) async fn connection(
         activity: activity.clone(),
     };
     let mut conn = pin!(builder.serve_connection(TokioIo::new(stream), tracked));
+    let wake = wake::Wake::new();
     // A graceful close (idle, or `stop`) lets the requests in flight finish.
     let mut closing: Option<Instant> = None;
     let mut stop = pin!(stop);
@@ -195,7 +197,10 @@ pub(crate) async fn connection(
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
-            ended = conn.as_mut() => {
+            ended = std::future::poll_fn(|cx| {
+                let busy = BUSY.load(Ordering::Relaxed) > 1;
+                wake.poll(conn.as_mut(), cx, busy)
+            }) => {
                 if let Err(e) = ended {
                     tracing::debug!(%peer, error = %e, "connection ended with an error");
                 }
@@ -342,6 +347,10 @@ impl Watch {
     }
 }
 
+/// HTTP requests in flight in this process, every endpoint's: whether a connection's
+/// wake-ups raised during its own poll are folded into that poll ([`wake::Wake::poll`]).
+static BUSY: AtomicUsize = AtomicUsize::new(0);
+
 struct InFlight(Arc<Activity>);
 
 impl Drop for InFlight {
@@ -349,6 +358,7 @@ impl Drop for InFlight {
         let a = &self.0;
         a.ended.fetch_add(1, Ordering::Release);
         a.in_flight.fetch_sub(1, Ordering::AcqRel);
+        BUSY.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -452,6 +462,7 @@ impl hyper::service::Service<http::Request<Incoming>> for Tracked {
 
     fn call(&self, req: http::Request<Incoming>) -> Self::Future {
         self.activity.in_flight.fetch_add(1, Ordering::AcqRel);
+        BUSY.fetch_add(1, Ordering::Relaxed);
         self.activity.asked.fetch_add(1, Ordering::AcqRel);
         let guard = InFlight(self.activity.clone());
         let service = self.service.clone();
