@@ -347,8 +347,10 @@ impl Watch {
     }
 }
 
-/// HTTP requests in flight in this process, every endpoint's: whether a connection's
-/// wake-ups raised during its own poll are folded into that poll ([`wake::Wake::poll`]).
+/// HTTP requests in flight in this process, every endpoint's (answers not yet handed over
+/// included): above one, a connection's wake-ups raised during its own poll are folded into that
+/// poll ([`wake::Wake::poll`]). One counter every request writes twice, on whichever worker:
+/// a hint, read relaxed; a stale value only picks the slower of two correct ways.
 static BUSY: AtomicUsize = AtomicUsize::new(0);
 
 struct InFlight(Arc<Activity>);

@@ -5,9 +5,11 @@
 //! and the service takes it inside that same task's poll. Tokio answers a task woken during its
 //! own poll by queueing it at the back of the run queue and waking a parked worker to steal it:
 //! for every request a futex wake-up of another thread, and often the connection moved to
-//! another core for its next poll. Polled through [`Wake`] while other requests are in flight,
-//! the connection goes once more round at once; only a wake-up from elsewhere (the socket, a
-//! timer, host work ending on its task) reaches the scheduler.
+//! another core for its next poll. Polled through [`Wake`] with folding on, a wake-up that lands
+//! while the connection is being polled (its own, or one from another thread at that moment)
+//! sends the poller once more round at once, up to [`MAX_ROUNDS`] polls; one that lands between
+//! polls goes to the task as before. Folding is on when at least two HTTP requests are in flight
+//! in the process as the poll starts (the request this poll may read is not counted yet).
 //!
 //! A request alone in the server is left to the scheduler's way on purpose. The worker it wakes
 //! has nothing else to do, so the wake-up costs only idle time, and an awake worker answers the
@@ -53,7 +55,8 @@ impl std::task::Wake for Signal {
 
     fn wake_by_ref(self: &Arc<Self>) {
         // During a poll the poller goes round again; otherwise the task is woken. A wake-up
-        // that finds the poll just ended wakes the task: at worst one poll too many.
+        // that lands just after a poll's end, or between two rounds, finds the task still
+        // running and takes tokio's way (queued, a parked worker woken): correct, only slower.
         match self
             .state
             .compare_exchange(POLLING, AGAIN, Ordering::AcqRel, Ordering::Acquire)
