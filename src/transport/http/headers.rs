@@ -84,17 +84,9 @@ pub(crate) enum Encoding {
     MayEncode,
 }
 
-/// `MCP-Protocol-Version`.
-pub(crate) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
-/// `Mcp-Method`.
-pub(crate) const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
-/// `Mcp-Name`.
-pub(crate) const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
-
 /// What one pass over the map saw of a header.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 enum Seen<'h> {
-    #[default]
     Absent,
     Once(&'h HeaderValue),
     /// Repeated: its values are read from the map, in order, when asked for.
@@ -129,70 +121,58 @@ impl<'h> Iterator for Values<'h> {
     }
 }
 
+/// A header the endpoint reads: [`Head::scan`] finds them all in one pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Read {
+    Host,
+    Origin,
+    ContentType,
+    Accept,
+    ContentLength,
+    TransferEncoding,
+    ProtocolVersion,
+    McpMethod,
+    McpName,
+}
+
+/// The name of each [`Read`], in its declaration order.
+static NAMES: [HeaderName; 9] = [
+    header::HOST,
+    header::ORIGIN,
+    header::CONTENT_TYPE,
+    header::ACCEPT,
+    header::CONTENT_LENGTH,
+    header::TRANSFER_ENCODING,
+    HeaderName::from_static("mcp-protocol-version"),
+    HeaderName::from_static("mcp-method"),
+    HeaderName::from_static("mcp-name"),
+];
+
+impl Read {
+    pub(crate) fn name(self) -> &'static HeaderName {
+        &NAMES[self as usize]
+    }
+}
+
 /// The headers this endpoint reads, found in one pass over the map. Looking each up (the
 /// Host, Origin, media, length and MCP checks) would hash and probe the map about ten times
 /// per request.
 #[derive(Debug)]
 pub(crate) struct Head<'h> {
     map: &'h HeaderMap,
-    host: Seen<'h>,
-    origin: Seen<'h>,
-    content_type: Seen<'h>,
-    accept: Seen<'h>,
-    content_length: Seen<'h>,
-    transfer_encoding: Seen<'h>,
-    protocol_version: Seen<'h>,
-    mcp_method: Seen<'h>,
-    mcp_name: Seen<'h>,
+    /// Indexed by [`Read`].
+    seen: [Seen<'h>; NAMES.len()],
 }
 
 impl<'h> Head<'h> {
     pub(crate) fn scan(map: &'h HeaderMap) -> Head<'h> {
-        let mut head = Head {
-            map,
-            host: Seen::Absent,
-            origin: Seen::Absent,
-            content_type: Seen::Absent,
-            accept: Seen::Absent,
-            content_length: Seen::Absent,
-            transfer_encoding: Seen::Absent,
-            protocol_version: Seen::Absent,
-            mcp_method: Seen::Absent,
-            mcp_name: Seen::Absent,
-        };
+        let mut seen = [Seen::Absent; NAMES.len()];
         for (name, value) in map {
-            let seen = if name == header::HOST {
-                &mut head.host
-            } else if name == header::CONTENT_TYPE {
-                &mut head.content_type
-            } else if name == header::CONTENT_LENGTH {
-                &mut head.content_length
-            } else if name == header::ACCEPT {
-                &mut head.accept
-            } else if name == header::ORIGIN {
-                &mut head.origin
-            } else if name == header::TRANSFER_ENCODING {
-                &mut head.transfer_encoding
-            } else if name == PROTOCOL_VERSION {
-                &mut head.protocol_version
-            } else if name == MCP_METHOD {
-                &mut head.mcp_method
-            } else if name == MCP_NAME {
-                &mut head.mcp_name
-            } else {
-                continue;
-            };
-            *seen = seen.and(value);
+            if let Some(i) = NAMES.iter().position(|n| n == name) {
+                seen[i] = seen[i].and(value);
+            }
         }
-        head
-    }
-
-    fn values(&self, seen: Seen<'h>, name: HeaderName) -> Values<'h> {
-        match seen {
-            Seen::Absent => Values::Once(None),
-            Seen::Once(v) => Values::Once(Some(v)),
-            Seen::Often => Values::All(self.map.get_all(name).iter()),
-        }
+        Head { map, seen }
     }
 
     /// The map the head was read from.
@@ -200,44 +180,50 @@ impl<'h> Head<'h> {
         self.map
     }
 
-    pub(crate) fn host(&self) -> Values<'h> {
-        self.values(self.host, header::HOST)
+    /// Every value of `header`, in order.
+    pub(crate) fn values(&self, header: Read) -> Values<'h> {
+        match self.seen[header as usize] {
+            Seen::Absent => Values::Once(None),
+            Seen::Once(v) => Values::Once(Some(v)),
+            Seen::Often => Values::All(self.map.get_all(header.name()).iter()),
+        }
     }
 
-    pub(crate) fn origin(&self) -> Values<'h> {
-        self.values(self.origin, header::ORIGIN)
+    pub(crate) fn has(&self, header: Read) -> bool {
+        !matches!(self.seen[header as usize], Seen::Absent)
     }
 
-    pub(crate) fn content_type(&self) -> Values<'h> {
-        self.values(self.content_type, header::CONTENT_TYPE)
+    /// [`single`] over `header`'s values.
+    ///
+    /// # Errors
+    /// As [`single`].
+    pub(crate) fn single(
+        &self,
+        header: Read,
+        encoding: Encoding,
+    ) -> Result<Option<Cow<'h, str>>, HeaderError> {
+        single(self.values(header), header.name(), encoding)
     }
 
-    pub(crate) fn accept(&self) -> Values<'h> {
-        self.values(self.accept, header::ACCEPT)
-    }
-
-    pub(crate) fn content_length(&self) -> Values<'h> {
-        self.values(self.content_length, header::CONTENT_LENGTH)
-    }
-
-    pub(crate) fn has_transfer_encoding(&self) -> bool {
-        !matches!(self.transfer_encoding, Seen::Absent)
-    }
-
-    pub(crate) fn protocol_version(&self) -> Values<'h> {
-        self.values(self.protocol_version, PROTOCOL_VERSION)
-    }
-
-    pub(crate) fn mcp_method(&self) -> Values<'h> {
-        self.values(self.mcp_method, MCP_METHOD)
-    }
-
-    pub(crate) fn mcp_name(&self) -> Values<'h> {
-        self.values(self.mcp_name, MCP_NAME)
-    }
-
-    pub(crate) fn has_mcp_name(&self) -> bool {
-        !matches!(self.mcp_name, Seen::Absent)
+    /// `header` must equal `expected`, required or checked only when present.
+    ///
+    /// # Errors
+    /// Missing (when required), malformed, conflicting, or not equal to `expected` (`None` when
+    /// the body has no value to compare with, which is a mismatch).
+    pub(crate) fn require_eq(
+        &self,
+        header: Read,
+        encoding: Encoding,
+        expected: Option<&str>,
+        presence: Presence,
+    ) -> Result<(), HeaderError> {
+        let name = header.name();
+        match self.single(header, encoding)? {
+            None if presence == Presence::IfPresent => Ok(()),
+            None => Err(HeaderError::Missing(name.to_string())),
+            Some(v) if Some(&*v) == expected => Ok(()),
+            Some(_) => Err(HeaderError::Mismatch(name.to_string())),
+        }
     }
 }
 
@@ -276,26 +262,6 @@ pub(crate) enum Presence {
     Required,
     /// 2025-11-25, which defines none of them: absent is fine, present must agree.
     IfPresent,
-}
-
-/// A header (its `values`) that must equal `expected`, required or checked only when present.
-///
-/// # Errors
-/// Missing (when required), malformed, conflicting, or not equal to `expected` (`None` when
-/// the body has no value to compare with, which is a mismatch).
-pub(crate) fn require_eq<'h>(
-    values: impl IntoIterator<Item = &'h HeaderValue>,
-    name: &HeaderName,
-    encoding: Encoding,
-    expected: Option<&str>,
-    presence: Presence,
-) -> Result<(), HeaderError> {
-    match single(values, name, encoding)? {
-        None if presence == Presence::IfPresent => Ok(()),
-        None => Err(HeaderError::Missing(name.to_string())),
-        Some(v) if Some(&*v) == expected => Ok(()),
-        Some(_) => Err(HeaderError::Mismatch(name.to_string())),
-    }
 }
 
 /// Whether a header value stands for a body argument: strings exactly, booleans as
@@ -421,10 +387,9 @@ mod tests {
 
     #[test]
     fn every_value_of_a_header_is_checked() {
-        let name = HeaderName::from_static("mcp-method");
         let m = map(&[("mcp-method", "tools/call"), ("mcp-method", "tools/list")]);
         assert_eq!(
-            single(Head::scan(&m).mcp_method(), &name, Encoding::MayEncode),
+            Head::scan(&m).single(Read::McpMethod, Encoding::MayEncode),
             Err(HeaderError::Conflicting("mcp-method".into()))
         );
         let m = map(&[
@@ -432,9 +397,8 @@ mod tests {
             ("mcp-method", "=?base64?dG9vbHMvY2FsbA==?="),
         ]);
         assert_eq!(
-            require_eq(
-                Head::scan(&m).mcp_method(),
-                &name,
+            Head::scan(&m).require_eq(
+                Read::McpMethod,
                 Encoding::MayEncode,
                 Some("tools/call"),
                 Presence::Required
@@ -443,9 +407,8 @@ mod tests {
         );
         // Where only plain values are allowed, the encoded twin is malformed, not equal.
         assert_eq!(
-            require_eq(
-                Head::scan(&m).mcp_method(),
-                &name,
+            Head::scan(&m).require_eq(
+                Read::McpMethod,
                 Encoding::Plain,
                 Some("tools/call"),
                 Presence::Required
@@ -453,15 +416,31 @@ mod tests {
             Err(HeaderError::Malformed("mcp-method".into()))
         );
         assert_eq!(
-            require_eq(
-                Head::scan(&HeaderMap::new()).mcp_method(),
-                &name,
+            Head::scan(&HeaderMap::new()).require_eq(
+                Read::McpMethod,
                 Encoding::Plain,
                 Some("x"),
                 Presence::Required
             ),
             Err(HeaderError::Missing("mcp-method".into()))
         );
+    }
+
+    #[test]
+    fn each_header_read_has_its_own_name() {
+        for (header, name) in [
+            (Read::Host, "host"),
+            (Read::Origin, "origin"),
+            (Read::ContentType, "content-type"),
+            (Read::Accept, "accept"),
+            (Read::ContentLength, "content-length"),
+            (Read::TransferEncoding, "transfer-encoding"),
+            (Read::ProtocolVersion, "mcp-protocol-version"),
+            (Read::McpMethod, "mcp-method"),
+            (Read::McpName, "mcp-name"),
+        ] {
+            assert_eq!(header.name(), name);
+        }
     }
 
     #[test]
@@ -481,22 +460,22 @@ mod tests {
             v.map(|v| v.to_str().unwrap().to_owned())
                 .collect::<Vec<_>>()
         };
-        assert_eq!(all(head.host()), ["a"]);
-        assert_eq!(all(head.accept()), ["1", "2", "3"]);
-        assert_eq!(all(head.protocol_version()), ["v"]);
-        assert_eq!(all(head.mcp_name()), ["n"]);
-        assert!(head.has_mcp_name() && head.has_transfer_encoding());
+        assert_eq!(all(head.values(Read::Host)), ["a"]);
+        assert_eq!(all(head.values(Read::Accept)), ["1", "2", "3"]);
+        assert_eq!(all(head.values(Read::ProtocolVersion)), ["v"]);
+        assert_eq!(all(head.values(Read::McpName)), ["n"]);
+        assert!(head.has(Read::McpName) && head.has(Read::TransferEncoding));
         for none in [
-            head.origin(),
-            head.content_type(),
-            head.content_length(),
-            head.mcp_method(),
+            Read::Origin,
+            Read::ContentType,
+            Read::ContentLength,
+            Read::McpMethod,
         ] {
-            assert!(all(none).is_empty());
+            assert!(all(head.values(none)).is_empty() && !head.has(none));
         }
         let empty = HeaderMap::new();
         let bare = Head::scan(&empty);
-        assert!(!bare.has_mcp_name() && !bare.has_transfer_encoding());
+        assert!(!bare.has(Read::McpName) && !bare.has(Read::TransferEncoding));
     }
 
     #[test]

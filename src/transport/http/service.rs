@@ -1,9 +1,7 @@
 //! The hyper service: one POST endpoint, every check in the order the request arrives.
 
 use super::body::{self, BodyError};
-use super::headers::{
-    self, Encoding, Head, HeaderError, Presence, MCP_METHOD, MCP_NAME, PROTOCOL_VERSION,
-};
+use super::headers::{self, Encoding, Head, HeaderError, Presence, Read};
 use super::refusal::{self, Refusal, Refuse};
 use crate::dispatch::Carrier;
 use crate::extensions::Extensions;
@@ -284,7 +282,7 @@ impl HttpService {
             None => Extensions::new(),
         };
         let declared = head
-            .content_length()
+            .values(Read::ContentLength)
             .next()
             .and_then(|v| v.to_str().ok()?.trim().parse::<usize>().ok());
         let bytes = body::read(body, MAX_BODY_BYTES, declared, deadline)
@@ -346,7 +344,7 @@ impl HttpService {
         let forbidden =
             |why: &'static str| Refuse::new(StatusCode::FORBIDDEN, RpcError::invalid_request(why));
         let mut any_host = false;
-        for h in head.host() {
+        for h in head.values(Read::Host) {
             any_host = true;
             let ok = h.to_str().is_ok_and(|h| headers::host_allowed(h, &c.hosts));
             if !ok {
@@ -362,7 +360,7 @@ impl HttpService {
         if !any_host {
             return Err(forbidden("host not allowed"));
         }
-        for origin in head.origin() {
+        for origin in head.values(Read::Origin) {
             if !c.origins.allows(origin) {
                 return Err(forbidden("origin not allowed"));
             }
@@ -383,13 +381,13 @@ impl HttpService {
         if let Some(refuse) = media_refusal(head) {
             return Err(refuse);
         }
-        if head.has_transfer_encoding() {
+        if head.has(Read::TransferEncoding) {
             return Err(Refuse::new(
                 StatusCode::LENGTH_REQUIRED,
                 RpcError::invalid_request("a Content-Length is required"),
             ));
         }
-        for len in head.content_length() {
+        for len in head.values(Read::ContentLength) {
             let n = len.to_str().ok().and_then(|s| s.trim().parse::<u64>().ok());
             match n {
                 Some(n) if n <= MAX_BODY_BYTES as u64 => {}
@@ -415,7 +413,8 @@ impl HttpService {
     /// 400 -32022 naming what is served, as the 2025-11-25 transport prescribes.
     fn era_of(&self, head: &Head<'_>, m: &Incoming<'_>) -> Result<Era, Refuse> {
         let served = self.config.served();
-        let header = headers::single(head.protocol_version(), &PROTOCOL_VERSION, Encoding::Plain)
+        let header = head
+            .single(Read::ProtocolVersion, Encoding::Plain)
             .map_err(|e| mismatch(&e))?;
         let meta = m.meta();
         let meta_version = meta.and_then(|meta| meta.protocol_version.as_ref());
@@ -428,7 +427,7 @@ impl HttpService {
                 let speaks_modern = meta.is_some_and(Meta::speaks_modern);
                 if speaks_modern || !self.config.legacy {
                     return Err(mismatch(&HeaderError::Missing(
-                        PROTOCOL_VERSION.to_string(),
+                        Read::ProtocolVersion.name().to_string(),
                     )));
                 }
                 false
@@ -437,7 +436,7 @@ impl HttpService {
         if let Some(v) = header.as_deref() {
             if disagrees(v) {
                 return Err(mismatch(&HeaderError::Mismatch(
-                    PROTOCOL_VERSION.to_string(),
+                    Read::ProtocolVersion.name().to_string(),
                 )));
             }
         }
@@ -481,14 +480,8 @@ impl HttpService {
         } else {
             Presence::Required
         };
-        headers::require_eq(
-            head.mcp_method(),
-            &MCP_METHOD,
-            Encoding::Plain,
-            Some(&m.method),
-            presence,
-        )
-        .map_err(|e| with_id(mismatch(&e)))?;
+        head.require_eq(Read::McpMethod, Encoding::Plain, Some(&m.method), presence)
+            .map_err(|e| with_id(mismatch(&e)))?;
         self.check_names(head, &m, presence)
             .map_err(|e| with_id(mismatch(&e)))?;
         if m.is_notification() {
@@ -536,18 +529,14 @@ impl HttpService {
             "tools/call" | "prompts/get" => "name",
             "resources/read" => "uri",
             // A method that names nothing: an `Mcp-Name` would route it as if it did.
-            _ if head.has_mcp_name() => return Err(HeaderError::Unexpected(MCP_NAME.to_string())),
+            _ if head.has(Read::McpName) => {
+                return Err(HeaderError::Unexpected(Read::McpName.name().to_string()))
+            }
             _ => return Ok(()),
         };
         let params = m.params.as_ref();
         let named = params.and_then(|p| p.text(field));
-        headers::require_eq(
-            head.mcp_name(),
-            &MCP_NAME,
-            Encoding::MayEncode,
-            named,
-            presence,
-        )?;
+        head.require_eq(Read::McpName, Encoding::MayEncode, named, presence)?;
         if m.method != "tools/call" {
             return Ok(());
         }
@@ -567,7 +556,7 @@ impl HttpService {
 
 /// Whether the request's `MCP-Protocol-Version` names 2026-07-28 (in any of its values).
 fn says_modern(head: &Head<'_>) -> bool {
-    head.protocol_version()
+    head.values(Read::ProtocolVersion)
         .any(|v| v.as_bytes() == MODERN.as_bytes())
 }
 
@@ -583,7 +572,7 @@ fn media_refusal(head: &Head<'_>) -> Option<Refuse> {
             .iter()
             .any(|w| essence.eq_ignore_ascii_case(w.as_bytes()))
     };
-    for v in head.content_type() {
+    for v in head.values(Read::ContentType) {
         let json = v.to_str().is_ok() && essence_is(v.as_bytes(), &["application/json"]);
         if !json {
             return Some(Refuse::new(
@@ -592,7 +581,7 @@ fn media_refusal(head: &Head<'_>) -> Option<Refuse> {
             ));
         }
     }
-    let mut accepts = head.accept().peekable();
+    let mut accepts = head.values(Read::Accept).peekable();
     if accepts.peek().is_some() {
         let admits_json = accepts.any(|v| {
             v.to_str().is_ok()
