@@ -225,24 +225,24 @@ pub(crate) async fn connection(
                     && now - watch.origin >= options.header_read_timeout
                 {
                     tracing::debug!(%peer, "no request within the deadline: closing");
-                    closing = Some(Instant::now());
+                    closing = Some(now);
                     conn.as_mut().graceful_shutdown();
                     continue;
                 }
                 match closing {
                     // Nothing left to finish: the peer has had its GOAWAY.
-                    Some(since) if activity.in_flight() == 0 && since.elapsed() >= CLOSE_GRACE => {
+                    Some(since) if activity.in_flight() == 0 && now - since >= CLOSE_GRACE => {
                         return
                     }
                     Some(since)
-                        if since.elapsed() >= options.idle_timeout
+                        if now - since >= options.idle_timeout
                             && watch.idle_for(now) >= options.idle_timeout =>
                     {
                         return
                     }
                     Some(_) => {}
                     None if watch.idle_for(now) >= options.idle_timeout => {
-                        closing = Some(Instant::now());
+                        closing = Some(now);
                         conn.as_mut().graceful_shutdown();
                     }
                     None => {}
@@ -295,55 +295,70 @@ impl Activity {
     }
 }
 
-/// The ticker's view of a connection's [`Activity`]: when it last saw a request end and an
-/// answer move. Each is known to a tick: what happened between two ticks is dated to the
-/// later one, so an idle or stall deadline fires at most one tick late, never early.
+/// The ticker's view of a connection's [`Activity`]: since when nothing has been in flight, and
+/// since when the answers waiting have not moved. Each is known to a tick: what happened
+/// between two ticks is dated to the later one, so an idle or stall deadline fires at most one
+/// tick late, never early.
 struct Watch {
     origin: Instant,
-    ended: u64,
-    /// Since when nothing has been in flight (`None` while something is).
-    idle_since: Option<Instant>,
-    moves: u64,
-    /// Since when the answers waiting have not moved (`None` while none waits).
-    stalled_since: Option<Instant>,
+    /// Counts ended requests while nothing is in flight.
+    idle: Unchanged,
+    /// Counts answer moves while an answer waits.
+    stalled: Unchanged,
+}
+
+/// Since when a count has stood still while a condition held, as seen at each look.
+struct Unchanged {
+    count: u64,
+    since: Option<Instant>,
+}
+
+impl Unchanged {
+    fn look(&mut self, holds: bool, count: u64, now: Instant) {
+        if !holds {
+            self.since = None;
+        } else if self.since.is_none() || count != self.count {
+            self.since = Some(now);
+        }
+        self.count = count;
+    }
+
+    fn lasted(&self, now: Instant) -> Duration {
+        self.since.map_or(Duration::ZERO, |t| now - t)
+    }
 }
 
 impl Watch {
     fn new(origin: Instant) -> Watch {
         Watch {
             origin,
-            ended: 0,
-            idle_since: Some(origin),
-            moves: 0,
-            stalled_since: None,
+            idle: Unchanged {
+                count: 0,
+                since: Some(origin),
+            },
+            stalled: Unchanged {
+                count: 0,
+                since: None,
+            },
         }
     }
 
     /// Takes in what changed since the last look.
     fn look(&mut self, a: &Activity, now: Instant) {
         let ended = a.ended.load(Ordering::Acquire);
-        if a.in_flight() > 0 {
-            self.idle_since = None;
-        } else if self.idle_since.is_none() || ended != self.ended {
-            self.idle_since = Some(now);
-        }
-        self.ended = ended;
-        let moves = a.moves.load(Ordering::Acquire);
-        if a.unsent.load(Ordering::Acquire) == 0 {
-            self.stalled_since = None;
-        } else if self.stalled_since.is_none() || moves != self.moves {
-            self.stalled_since = Some(now);
-        }
-        self.moves = moves;
+        self.idle.look(a.in_flight() == 0, ended, now);
+        let waiting = a.unsent.load(Ordering::Acquire) > 0;
+        self.stalled
+            .look(waiting, a.moves.load(Ordering::Acquire), now);
     }
 
     fn idle_for(&self, now: Instant) -> Duration {
-        self.idle_since.map_or(Duration::ZERO, |t| now - t)
+        self.idle.lasted(now)
     }
 
     /// How long answers have been waiting with no progress (zero when none waits).
     fn stalled_for(&self, now: Instant) -> Duration {
-        self.stalled_since.map_or(Duration::ZERO, |t| now - t)
+        self.stalled.lasted(now)
     }
 }
 
