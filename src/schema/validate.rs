@@ -259,7 +259,6 @@ fn object_keywords(node: &Node, map: &Map<String, Value>, at: Step<'_>) -> Resul
             }
         }
     }
-
     Ok(())
 }
 

@@ -145,42 +145,31 @@ mod tests {
         (count, waker)
     }
 
-    #[test]
-    fn a_wake_during_the_poll_is_one_more_poll_not_a_wake_of_the_task() {
+    /// Polls, once through a fresh [`Wake`], a future that wakes itself during its first
+    /// `times` polls: what the poll gave, how often the future was polled, and how many
+    /// wake-ups reached the task.
+    fn drive(times: usize, fold: bool) -> (Poll<usize>, usize, usize) {
         let (count, waker) = task();
         let mut cx = Context::from_waker(&waker);
-        let wake = Wake::new();
-        let mut fut = std::pin::pin!(WakesItself { times: 2, polls: 0 });
-        assert_eq!(wake.poll(fut.as_mut(), &mut cx, true), Poll::Ready(3));
-        assert_eq!(count.0.load(Ordering::SeqCst), 0);
+        let mut fut = std::pin::pin!(WakesItself { times, polls: 0 });
+        let polled = Wake::new().poll(fut.as_mut(), &mut cx, fold);
+        (polled, fut.polls, count.0.load(Ordering::SeqCst))
+    }
+
+    #[test]
+    fn a_wake_during_the_poll_is_one_more_poll_not_a_wake_of_the_task() {
+        assert_eq!(drive(2, true), (Poll::Ready(3), 3, 0));
     }
 
     #[test]
     fn a_future_that_keeps_waking_itself_still_yields_to_the_scheduler() {
-        let (count, waker) = task();
-        let mut cx = Context::from_waker(&waker);
-        let wake = Wake::new();
-        let mut fut = std::pin::pin!(WakesItself {
-            times: 100,
-            polls: 0
-        });
-        assert_eq!(wake.poll(fut.as_mut(), &mut cx, true), Poll::Pending);
-        assert_eq!(fut.polls, MAX_ROUNDS);
-        assert_eq!(
-            count.0.load(Ordering::SeqCst),
-            1,
-            "the task is woken to come back"
-        );
+        // Polled MAX_ROUNDS times, then the task is woken to come back.
+        assert_eq!(drive(100, true), (Poll::Pending, MAX_ROUNDS, 1));
     }
 
     #[test]
     fn unfolded_a_wake_during_the_poll_goes_to_the_task() {
-        let (count, waker) = task();
-        let mut cx = Context::from_waker(&waker);
-        let wake = Wake::new();
-        let mut fut = std::pin::pin!(WakesItself { times: 2, polls: 0 });
-        assert_eq!(wake.poll(fut.as_mut(), &mut cx, false), Poll::Pending);
-        assert_eq!((fut.polls, count.0.load(Ordering::SeqCst)), (1, 1));
+        assert_eq!(drive(2, false), (Poll::Pending, 1, 1));
     }
 
     #[test]
