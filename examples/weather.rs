@@ -5,6 +5,7 @@
 //! cargo run --example weather -- --http 127.0.0.1:4000
 //! cargo run --example weather -- --runtime-restarts 20 --restart-every-ms 25
 //! cargo run --example weather -- --http 127.0.0.1:4000 --metrics 127.0.0.1:9464
+//! cargo run --example weather -- --http 127.0.0.1:4000 --no-runtime
 //! ```
 //!
 //! `--metrics ADDR` serves what the crate records (`beam_mcp::metrics`) in Prometheus's text
@@ -15,6 +16,13 @@
 //! 25) milliseconds, logging `stdio transport restarted` on stderr after each; it exits once
 //! stdin is closed and the connection has answered what it read. `tests/runtime_stdio_restarts.rs`
 //! drives it to show that a restart loses no request.
+//!
+//! `--http ADDR` serves under the supervised runtime: the listener and each connection are
+//! actors, tool calls run in the dispatch pool under its deadline. With `--no-runtime` it
+//! serves the bare transport instead (`transport::http::serve`, as stdio is served by
+//! default): the same endpoint and refusals, no supervision tree, no pool and no per-call
+//! deadline; host work runs on each connection's own task. `tools/cost_per_call.sh` measures
+//! the two side by side.
 //!
 //! One tool (`get_weather`, with a structured result under an output schema), two resources
 //! (a list and a template), one prompt, and a completer for the prompt's `place` and the
@@ -155,6 +163,7 @@ async fn main() -> ExitCode {
             .init();
     }
     let mut http_addr = None;
+    let mut runtime = true;
     let mut connectome = false;
     let mut restarts: Option<u32> = None;
     let mut every_ms: u64 = 25;
@@ -165,6 +174,7 @@ async fn main() -> ExitCode {
                 Some(addr) => http_addr = Some(addr),
                 None => return usage(),
             },
+            ("--no-runtime", true) => runtime = false,
             ("--connectome", _) => connectome = true,
             ("--metrics", _) => match args.next().map(|a| a.parse::<std::net::SocketAddr>()) {
                 Some(Ok(addr)) => {
@@ -199,11 +209,14 @@ async fn main() -> ExitCode {
         }
     };
     #[cfg(feature = "http")]
-    if let Some(addr) = http_addr {
-        return serve_http(server, &addr).await;
+    match http_addr {
+        Some(addr) => return serve_http(server, &addr, runtime).await,
+        // `--no-runtime` chooses how HTTP is served; stdio is served bare already.
+        None if !runtime => return usage(),
+        None => {}
     }
     #[cfg(not(feature = "http"))]
-    let _ = http_addr;
+    let _ = (http_addr, runtime);
     if let Some(restarts) = restarts {
         let every = std::time::Duration::from_millis(every_ms);
         return serve_stdio_restarting(server, restarts, every).await;
@@ -219,7 +232,7 @@ async fn main() -> ExitCode {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: weather [--http ADDR] [--metrics ADDR] [--connectome] [--runtime-restarts N [--restart-every-ms K]]"
+        "usage: weather [--http ADDR [--no-runtime]] [--metrics ADDR] [--connectome] [--runtime-restarts N [--restart-every-ms K]]"
     );
     ExitCode::FAILURE
 }
@@ -317,9 +330,10 @@ async fn serve_stdio_restarting(
 }
 
 /// HTTP under the supervised runtime: the listener and one actor per connection under the
-/// transports supervisor, tool calls in the dispatch pool. Runs until the process is stopped.
+/// transports supervisor, tool calls in the dispatch pool. Without the runtime, the bare
+/// transport: the same service on plain tasks. Runs until the process is stopped.
 #[cfg(feature = "http")]
-async fn serve_http(server: Server, addr: &str) -> ExitCode {
+async fn serve_http(server: Server, addr: &str, runtime: bool) -> ExitCode {
     use beam_mcp::runtime::{Application, ApplicationConfig};
     use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
     let listener = match std::net::TcpListener::bind(addr) {
@@ -338,6 +352,24 @@ async fn serve_http(server: Server, addr: &str) -> ExitCode {
         AllowedOrigins::list(["http://localhost", "http://127.0.0.1"]),
     )
     .path("/mcp");
+    if !runtime {
+        let listener = match listener
+            .set_nonblocking(true)
+            .and_then(|()| tokio::net::TcpListener::from_std(listener))
+        {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("weather: cannot listen on {addr}: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        tracing::info!(%addr, "serving MCP over HTTP at /mcp, without the runtime");
+        // Served until the process is stopped (or Ctrl-C): nothing here needs stopping in order.
+        tokio::select! {
+            never = beam_mcp::transport::http::serve(listener, service) => match never {},
+            _ = tokio::signal::ctrl_c() => return ExitCode::SUCCESS,
+        }
+    }
     let config = ApplicationConfig::new().http(listener, service, ServeOptions::default());
     let runtime = match Application::start(server, config).await {
         Ok(r) => r,

@@ -1,6 +1,7 @@
 //! The crate's metrics, scraped for real: the `weather` example serves HTTP under the runtime
-//! and exposes `beam_mcp::metrics` through a Prometheus exporter (`--metrics`); a few calls of
-//! every kind, then one scrape of `/metrics`. 127.0.0.1 only.
+//! (and, once, without it: `--no-runtime`) and exposes `beam_mcp::metrics` through a
+//! Prometheus exporter (`--metrics`); a few calls of every kind, then one scrape of `/metrics`.
+//! 127.0.0.1 only.
 
 #[path = "support/child.rs"]
 mod child;
@@ -35,13 +36,15 @@ fn meta() -> serde_json::Value {
            "io.modelcontextprotocol/clientCapabilities": {}})
 }
 
-#[tokio::test]
-async fn a_prometheus_scrape_shows_requests_refusals_tools_and_the_pool() {
+/// The example serving HTTP with `extra` flags and its metrics, once both ports answer: the
+/// child, an HTTP client, and the scrape address.
+async fn weather(extra: &[&str]) -> (tokio::process::Child, Client, String) {
     let (http, prom) = (free_port(), free_port());
     let http_addr = format!("127.0.0.1:{http}");
     let prom_addr = format!("127.0.0.1:{prom}");
-    let mut server = tokio::process::Command::new(child::example_path("weather"))
+    let server = tokio::process::Command::new(child::example_path("weather"))
         .args(["--http", &http_addr, "--metrics", &prom_addr])
+        .args(extra)
         .kill_on_drop(true)
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -56,7 +59,21 @@ async fn a_prometheus_scrape_shows_requests_refusals_tools_and_the_pool() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(up, "the example listens on both ports");
-    let c = Client::new(Proto::H1, addr);
+    (server, Client::new(Proto::H1, addr), prom_addr)
+}
+
+/// The value of the first line starting with `prefix`.
+fn line(text: &str, prefix: &str) -> f64 {
+    text.lines()
+        .find(|l| l.starts_with(prefix))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no `{prefix}` in:\n{text}"))
+}
+
+#[tokio::test]
+async fn a_prometheus_scrape_shows_requests_refusals_tools_and_the_pool() {
+    let (mut server, c, prom_addr) = weather(&[]).await;
     let good = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "get_weather", "arguments": {"place": "Oslo"}, "_meta": meta()}});
     for _ in 0..3 {
@@ -89,13 +106,7 @@ async fn a_prometheus_scrape_shows_requests_refusals_tools_and_the_pool() {
             "no `{needle}` in:\n{text}"
         )
     };
-    let line = |prefix: &str| -> f64 {
-        text.lines()
-            .find(|l| l.starts_with(prefix))
-            .and_then(|l| l.rsplit(' ').next())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("no `{prefix}` in:\n{text}"))
-    };
+    let line = |prefix: &str| line(&text, prefix);
     assert_eq!(
         line(r#"mcp_requests_total{method="tools/call",revision="2026-07-28",transport="http"}"#),
         5.0
@@ -133,5 +144,43 @@ async fn a_prometheus_scrape_shows_requests_refusals_tools_and_the_pool() {
     has("mcp_pool_in_flight 0");
     has("mcp_pool_queue_depth 0");
     has("mcp_http_connections_open");
+    server.kill().await.unwrap();
+}
+
+/// `--no-runtime`: the same endpoint on the bare transport. Calls are answered and counted as
+/// under the runtime, and no pool exists to report (under the runtime its gauges are always
+/// exported, as the test above shows).
+#[tokio::test]
+async fn without_the_runtime_calls_are_served_and_no_pool_reports() {
+    let (mut server, c, prom_addr) = weather(&["--no-runtime"]).await;
+    let call = |id: u64, place: serde_json::Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "get_weather", "arguments": {"place": place}, "_meta": meta()}})
+    };
+    for id in 1..=2 {
+        let r = c.post(&call(id, json!("Oslo"))).await;
+        assert_eq!(r.status.as_u16(), 200);
+        assert_eq!(r.json()["result"]["structuredContent"]["place"], "Oslo");
+    }
+    assert_eq!(c.post(&call(3, json!(5))).await.code(), -32602);
+    let text = scrape(&prom_addr).await.expect("a scrape answers 200");
+    assert_eq!(
+        line(
+            &text,
+            r#"mcp_requests_total{method="tools/call",revision="2026-07-28",transport="http"}"#
+        ),
+        3.0
+    );
+    assert_eq!(
+        line(
+            &text,
+            r#"mcp_tool_calls_total{tool="get_weather",outcome="ok"}"#
+        ),
+        2.0
+    );
+    assert!(
+        !text.contains("mcp_pool_"),
+        "a pool reported without the runtime:\n{text}"
+    );
     server.kill().await.unwrap();
 }

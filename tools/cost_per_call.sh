@@ -6,7 +6,10 @@
 #   - instructions per call: user-space instructions counted by callgrind (valgrind) over a run
 #     at 8 connections — repeatable whatever else the machine does.
 # Both for the `weather` example (release, `--http`, under the runtime) and for bare hyper (the
-# peer bench's fixed-reply server), driven by the peer bench's load client.
+# peer bench's fixed-reply server), driven by the peer bench's load client; CPU per call also
+# for the example without the runtime (`--no-runtime`: the bare transport, host work on each
+# connection's task), which is what the per-request MCP work costs with no pool, no deadline
+# and no supervision.
 #
 #   tools/cost_per_call.sh [SECONDS] [CONNECTIONS] [WEATHER_BINARY]
 #
@@ -31,7 +34,7 @@ bare=$peers/release/bare_hyper
 port=$((20000 + RANDOM % 20000))
 call=(--tool get_weather --arg place=Oslo --expect Oslo --modern)
 
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+ticks() { awk '{print $14 "," $15}' "/proc/$1/stat"; }  # user,system clock ticks
 field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p"; }
 
 # cpu LABEL -- SERVER...: CPU µs per call at $conns connections.
@@ -46,7 +49,14 @@ cpu() {
   local t1; t1=$(ticks $pid)
   kill $pid; wait $pid 2>/dev/null || true
   local n; n=$(echo "$out" | field n)
-  python3 -c "import os; hz=os.sysconf('SC_CLK_TCK'); print('%-10s cpu_us_per_call=%.1f rps=%s peak_rss_kb=%s' % ('$label', ($t1-$t0)*1e6/hz/$n, '$(echo "$out" | field rps)', '$(echo "$out" | field peak_rss_kb)'))"
+  python3 -c "
+import os
+hz = os.sysconf('SC_CLK_TCK')
+(u0, s0), (u1, s1) = ($t0), ($t1)
+us = lambda ticks: ticks * 1e6 / hz / $n
+print('%-10s cpu_us_per_call=%.1f (user %.1f, system %.1f) rps=%s peak_rss_kb=%s' % (
+    '$label', us(u1 - u0 + s1 - s0), us(u1 - u0), us(s1 - s0),
+    '$(echo "$out" | field rps)', '$(echo "$out" | field peak_rss_kb)'))"
   port=$((port + 1))
 }
 
@@ -67,6 +77,7 @@ instructions() {
 }
 
 cpu weather -- "$weather" --http "127.0.0.1:$port"
+cpu no-runtime -- "$weather" --http "127.0.0.1:$port" --no-runtime
 cpu bare-hyper -- "$bare" "127.0.0.1:$port"
 # rmcp 3.11's echo server, for issue 13's memory bound (resident memory under this load no
 # higher than rmcp's); driven as ../shared/bench/compare.sh drives it.
