@@ -2,7 +2,8 @@
 # What one HTTP tools/call costs the server, in figures that hold on a shared machine:
 #   - CPU per call: the server's user+system time (/proc/PID/stat) over the calls served in a
 #     closed-loop run at CONNECTIONS connections, with the requests per second and the peak
-#     resident memory of that run (rmcp 3.11's echo server too, for comparison);
+#     resident memory of that run (rmcp 3.11's echo server too, for comparison), and the load
+#     client's own CPU per call (it shares the machine's cores with the server);
 #   - instructions per call: user-space instructions counted by callgrind (valgrind) over a run
 #     at 8 connections — repeatable whatever else the machine does.
 # Both for the `weather` example (release, `--http`, under the runtime) and for bare hyper (the
@@ -45,8 +46,11 @@ cpu() {
   local args=("${call[@]}")
   case $label in bare-hyper) args=(--expect Oslo) ;; rmcp) args=() ;; esac
   local t0; t0=$(ticks $pid)
-  local out; out=$("$load" http "http://127.0.0.1:$port/mcp" "$conns" "$secs" --pid $pid "${args[@]}" | tail -1)
+  # The load client's own user and system seconds too: it shares the machine's cores.
+  local client; client=$(mktemp)
+  local out; out=$(TIMEFORMAT='%U,%S'; { time "$load" http "http://127.0.0.1:$port/mcp" "$conns" "$secs" --pid $pid "${args[@]}" >"$client.out"; } 2>"$client"; tail -1 "$client.out")
   local t1; t1=$(ticks $pid)
+  local c; c=$(tail -1 "$client"); rm -f "$client" "$client.out"
   kill $pid; wait $pid 2>/dev/null || true
   local n; n=$(echo "$out" | field n)
   python3 -c "
@@ -54,9 +58,10 @@ import os
 hz = os.sysconf('SC_CLK_TCK')
 (u0, s0), (u1, s1) = ($t0), ($t1)
 us = lambda ticks: ticks * 1e6 / hz / $n
-print('%-10s cpu_us_per_call=%.1f (user %.1f, system %.1f) rps=%s peak_rss_kb=%s' % (
+cu, cs = ($c)
+print('%-10s cpu_us_per_call=%.1f (user %.1f, system %.1f) rps=%s peak_rss_kb=%s client_cpu_us_per_call=%.1f' % (
     '$label', us(u1 - u0 + s1 - s0), us(u1 - u0), us(s1 - s0),
-    '$(echo "$out" | field rps)', '$(echo "$out" | field peak_rss_kb)'))"
+    '$(echo "$out" | field rps)', '$(echo "$out" | field peak_rss_kb)', (cu + cs) * 1e6 / $n))"
   port=$((port + 1))
 }
 
