@@ -20,9 +20,11 @@
 //! `--http ADDR` serves under the supervised runtime: the listener and each connection are
 //! actors, tool calls run in the dispatch pool under its deadline. With `--no-runtime` it
 //! serves the bare transport instead (`transport::http::serve`, as stdio is served by
-//! default): the same endpoint and refusals, no supervision tree, no pool and no per-call
-//! deadline; host work runs on each connection's own task. `tools/cost_per_call.sh` measures
-//! the two side by side.
+//! default): the same endpoint and protocol refusals, and nothing of the runtime's — no bound
+//! on concurrent host work (so no `overloaded` refusal), no per-call deadline (a host that
+//! blocks holds its worker thread and its connection), no replaced workers, no ordered stop
+//! (Ctrl-C drops calls in flight), no `mcp_pool_*` metrics. Host work runs on each
+//! connection's own task. `tools/cost_per_call.sh` measures the two side by side.
 //!
 //! One tool (`get_weather`, with a structured result under an output schema), two resources
 //! (a list and a template), one prompt, and a completer for the prompt's `place` and the
@@ -367,7 +369,7 @@ async fn serve_http(server: Server, addr: &str, runtime: bool) -> ExitCode {
         // Served until the process is stopped (or Ctrl-C): nothing here needs stopping in order.
         tokio::select! {
             never = beam_mcp::transport::http::serve(listener, service) => match never {},
-            _ = tokio::signal::ctrl_c() => return ExitCode::SUCCESS,
+            Ok(()) = tokio::signal::ctrl_c() => return ExitCode::SUCCESS,
         }
     }
     let config = ApplicationConfig::new().http(listener, service, ServeOptions::default());

@@ -36,6 +36,10 @@ fn meta() -> serde_json::Value {
            "io.modelcontextprotocol/clientCapabilities": {}})
 }
 
+/// One example at a time: ports are picked free and released before the child binds them, so
+/// two children started at once could swap them.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// The example serving HTTP with `extra` flags and its metrics, once both ports answer: the
 /// child, an HTTP client, and the scrape address.
 async fn weather(extra: &[&str]) -> (tokio::process::Child, Client, String) {
@@ -73,6 +77,7 @@ fn line(text: &str, prefix: &str) -> f64 {
 
 #[tokio::test]
 async fn a_prometheus_scrape_shows_requests_refusals_tools_and_the_pool() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let (mut server, c, prom_addr) = weather(&[]).await;
     let good = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "get_weather", "arguments": {"place": "Oslo"}, "_meta": meta()}});
@@ -152,6 +157,7 @@ async fn a_prometheus_scrape_shows_requests_refusals_tools_and_the_pool() {
 /// exported, as the test above shows).
 #[tokio::test]
 async fn without_the_runtime_calls_are_served_and_no_pool_reports() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let (mut server, c, prom_addr) = weather(&["--no-runtime"]).await;
     let call = |id: u64, place: serde_json::Value| {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {

@@ -45,13 +45,28 @@ cpu() {
   sleep 1
   local args=("${call[@]}")
   case $label in bare-hyper) args=(--expect Oslo) ;; rmcp) args=() ;; esac
+  local dir; dir=$(mktemp -d)
   local t0; t0=$(ticks $pid)
-  # The load client's own user and system seconds too: it shares the machine's cores.
-  local client; client=$(mktemp)
-  local out; out=$(TIMEFORMAT='%U,%S'; { time "$load" http "http://127.0.0.1:$port/mcp" "$conns" "$secs" --pid $pid "${args[@]}" >"$client.out"; } 2>"$client"; tail -1 "$client.out")
+  # The load client's own user and system seconds too (bash's `time`, C locale so that the
+  # seconds are written with a point): it shares the machine's cores with the server.
+  local rc=0
+  (
+    LC_ALL=C TIMEFORMAT='%U,%S'
+    time "$load" http "http://127.0.0.1:$port/mcp" "$conns" "$secs" --pid $pid "${args[@]}" \
+      >"$dir/out" 2>"$dir/err"
+  ) 2>"$dir/time" || rc=$?
   local t1; t1=$(ticks $pid)
-  local c; c=$(tail -1 "$client"); rm -f "$client" "$client.out"
   kill $pid; wait $pid 2>/dev/null || true
+  # The client's complaints (an unexpected reply, a refused call) are shown, never dropped.
+  [ -s "$dir/err" ] && sed "s/^/$label load client: /" "$dir/err" >&2
+  if [ "$rc" -ne 0 ]; then
+    echo "$label: the load client failed (exit $rc)" >&2
+    rm -rf "$dir"
+    exit 1
+  fi
+  local out; out=$(tail -1 "$dir/out")
+  local c; c=$(tail -1 "$dir/time")
+  rm -rf "$dir"
   local n; n=$(echo "$out" | field n)
   python3 -c "
 import os
@@ -59,17 +74,19 @@ hz = os.sysconf('SC_CLK_TCK')
 (u0, s0), (u1, s1) = ($t0), ($t1)
 us = lambda ticks: ticks * 1e6 / hz / $n
 cu, cs = ($c)
-print('%-10s cpu_us_per_call=%.1f (user %.1f, system %.1f) rps=%s peak_rss_kb=%s client_cpu_us_per_call=%.1f' % (
-    '$label', us(u1 - u0 + s1 - s0), us(u1 - u0), us(s1 - s0),
-    '$(echo "$out" | field rps)', '$(echo "$out" | field peak_rss_kb)', (cu + cs) * 1e6 / $n))"
+print('%-10s cpu_us_per_call=%.1f (user %.1f, system %.1f) rps=%s errors=%s peak_rss_kb=%s client_cpu_us_per_call=%.1f' % (
+    '$label', us(u1 - u0 + s1 - s0), us(u1 - u0), us(s1 - s0), '$(echo "$out" | field rps)',
+    '$(echo "$out" | field errors)', '$(echo "$out" | field peak_rss_kb)', (cu + cs) * 1e6 / $n))"
   port=$((port + 1))
 }
 
-# instructions LABEL -- SERVER...: user-space instructions per call under callgrind.
+# instructions LABEL -- SERVER...: user-space instructions per call under callgrind. With
+# KEEP_CALLGRIND=DIR the profiles are kept there as cg.LABEL.PID, for `callgrind_annotate
+# --inclusive=yes` to split a call's instructions by function.
 instructions() {
   local label=$1; shift 2
   local dir; dir=$(mktemp -d)
-  valgrind --tool=callgrind --callgrind-out-file="$dir/cg.%p" "$@" 2>/dev/null & local pid=$!
+  valgrind --tool=callgrind --callgrind-out-file="$dir/cg.$label.%p" "$@" 2>/dev/null & local pid=$!
   sleep 4
   local args=("${call[@]}"); [ "$label" = bare-hyper ] && args=(--expect Oslo)
   local out; out=$("$load" http "http://127.0.0.1:$port/mcp" 8 "$secs" "${args[@]}" | tail -1)
@@ -77,6 +94,9 @@ instructions() {
   local n; n=$(echo "$out" | field n)
   local ir; ir=$(grep -h '^summary:' "$dir"/cg.* | awk '{s += $2} END {print s}')
   python3 -c "print('%-10s instructions_per_call=%.0f (callgrind, %s calls)' % ('$label', $ir / $n, $n))"
+  if [ -n "${KEEP_CALLGRIND:-}" ]; then
+    mkdir -p "$KEEP_CALLGRIND" && cp "$dir"/cg.* "$KEEP_CALLGRIND"/
+  fi
   rm -rf "$dir"
   port=$((port + 1))
 }
@@ -89,5 +109,6 @@ cpu bare-hyper -- "$bare" "127.0.0.1:$port"
 cpu rmcp -- "$peers/release/rmcp_echo_server" http "127.0.0.1:$port"
 if command -v valgrind >/dev/null; then
   instructions weather -- "$weather" --http "127.0.0.1:$port"
+  instructions no-runtime -- "$weather" --http "127.0.0.1:$port" --no-runtime
   instructions bare-hyper -- "$bare" "127.0.0.1:$port"
 fi
