@@ -8,8 +8,11 @@
 //! another core for its next poll. Polled through [`Wake`] with folding on, a wake-up that lands
 //! while the connection is being polled (its own, or one from another thread at that moment)
 //! sends the poller once more round at once, up to [`MAX_ROUNDS`] polls; one that lands between
-//! polls goes to the task as before. Folding is on when at least two HTTP requests are in flight
-//! in the process as the poll starts (the request this poll may read is not counted yet).
+//! polls goes to the task as before. Folding is on when the server has other work as the poll
+//! starts: at least two HTTP requests in flight in the process (the request this poll may read
+//! is not counted yet; the caller says so), or another connection woken and waiting for its
+//! poll ([`WAITING`]). The second is what a server that answers within the connection's poll
+//! shows under load (no runtime: a request is in flight only while it is being polled).
 //!
 //! A request alone in the server is left to the scheduler's way on purpose. The worker it wakes
 //! has nothing else to do, so the wake-up costs only idle time, and an awake worker answers the
@@ -21,7 +24,7 @@
 use atomic_waker::AtomicWaker;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
@@ -29,6 +32,15 @@ const IDLE: u8 = 0;
 const POLLING: u8 = 1;
 /// Woken while being polled.
 const AGAIN: u8 = 2;
+/// Woken between polls: its task is queued, and counted in [`WAITING`] until its poll starts.
+const QUEUED: u8 = 3;
+/// Its connection is gone: a late wake-up does nothing.
+const CLOSED: u8 = 4;
+
+/// Connections in this process woken between polls whose next poll has not started: other work
+/// waiting for a worker. A hint, read relaxed; each connection adds one at most, and takes it
+/// back as its poll starts or as it is dropped, whichever comes first.
+static WAITING: AtomicUsize = AtomicUsize::new(0);
 
 /// Polls in a row for wake-ups raised during a poll. Past it the wake-up goes to the scheduler,
 /// so that a future that keeps waking itself to yield (hyper does, after 16 rounds of a busy
@@ -46,6 +58,8 @@ pub(crate) struct Wake {
 struct Signal {
     state: AtomicU8,
     task: AtomicWaker,
+    /// Where a wake-up between polls is counted: [`WAITING`], or a test's own.
+    waiting: &'static AtomicUsize,
 }
 
 impl std::task::Wake for Signal {
@@ -57,21 +71,52 @@ impl std::task::Wake for Signal {
         // During a poll the poller goes round again; otherwise the task is woken. A wake-up
         // that lands just after a poll's end, or between two rounds, finds the task still
         // running and takes tokio's way (queued, a parked worker woken): correct, only slower.
-        match self
-            .state
-            .compare_exchange(POLLING, AGAIN, Ordering::AcqRel, Ordering::Acquire)
-        {
-            Ok(_) | Err(AGAIN) => {}
-            Err(_) => self.task.wake(),
+        let mut state = self.state.load(Ordering::Acquire);
+        loop {
+            let next = match state {
+                POLLING => AGAIN,
+                IDLE => QUEUED,
+                AGAIN | CLOSED => return,
+                // Already queued and counted: the task is woken again, as before, uncounted.
+                _ => break,
+            };
+            match self
+                .state
+                .compare_exchange(state, next, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) if next == QUEUED => {
+                    self.waiting.fetch_add(1, Ordering::Relaxed);
+                    break;
+                }
+                Ok(_) => return,
+                Err(now) => state = now,
+            }
         }
+        self.task.wake();
+    }
+}
+
+impl Signal {
+    /// Moves to `to`; a wake-up counted in `waiting` and not yet polled is taken back.
+    fn leave(&self, to: u8) -> u8 {
+        let was = self.state.swap(to, Ordering::AcqRel);
+        if was == QUEUED {
+            self.waiting.fetch_sub(1, Ordering::Relaxed);
+        }
+        was
     }
 }
 
 impl Wake {
     pub(crate) fn new() -> Wake {
+        Wake::counted_in(&WAITING)
+    }
+
+    fn counted_in(waiting: &'static AtomicUsize) -> Wake {
         let signal = Arc::new(Signal {
             state: AtomicU8::new(IDLE),
             task: AtomicWaker::new(),
+            waiting,
         });
         Wake {
             waker: Waker::from(signal.clone()),
@@ -79,8 +124,9 @@ impl Wake {
         }
     }
 
-    /// Polls `fut` with this waker; when `fold`, again at once (up to [`MAX_ROUNDS`] polls)
-    /// while each poll woke it.
+    /// Polls `fut` with this waker; when `busy` (the caller knows of other work) or another
+    /// connection is waiting for its poll, again at once (up to [`MAX_ROUNDS`] polls) while
+    /// each poll woke it.
     ///
     /// # Cancel safety
     /// Holds no state of `fut`'s between calls: dropping the caller drops nothing of it.
@@ -88,29 +134,43 @@ impl Wake {
         &self,
         mut fut: Pin<&mut F>,
         cx: &mut Context<'_>,
-        fold: bool,
+        busy: bool,
     ) -> Poll<F::Output> {
         self.signal.task.register(cx.waker());
         let mut inner = Context::from_waker(&self.waker);
+        self.signal.leave(POLLING);
+        let fold = busy || self.signal.waiting.load(Ordering::Relaxed) > 0;
         let rounds = if fold { MAX_ROUNDS } else { 1 };
-        for _ in 0..rounds {
-            self.signal.state.store(POLLING, Ordering::Release);
+        let mut round = 1;
+        loop {
             let polled = fut.as_mut().poll(&mut inner);
-            let state = self.signal.state.swap(IDLE, Ordering::AcqRel);
+            let state = self.signal.leave(IDLE);
             if polled.is_ready() || state != AGAIN {
                 return polled;
             }
+            if round == rounds {
+                // Still waking itself (or not folded): its next poll waits for its turn.
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            round += 1;
+            // A wake-up that landed between the two rounds is this round's to answer.
+            self.signal.leave(POLLING);
         }
-        // Still waking itself (or not folded): its next poll waits for its turn.
-        cx.waker().wake_by_ref();
-        Poll::Pending
+    }
+}
+
+impl Drop for Wake {
+    fn drop(&mut self) {
+        // Whoever still holds the waker (a socket's registration, a timer) may wake it later:
+        // closed, it counts nothing more, and what it counted is taken back.
+        self.signal.leave(CLOSED);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicUsize;
 
     /// Counts the wake-ups that reach the task.
     struct Count(AtomicUsize);
@@ -145,38 +205,87 @@ mod tests {
         (count, waker)
     }
 
-    /// Polls, once through a fresh [`Wake`], a future that wakes itself during its first
-    /// `times` polls: what the poll gave, how often the future was polled, and how many
+    /// Polls, once through a fresh [`Wake`] counted in `waiting` (each test its own: the
+    /// process's [`WAITING`] is every connection's), a future that wakes itself during its
+    /// first `times` polls: what the poll gave, how often the future was polled, and how many
     /// wake-ups reached the task.
-    fn drive(times: usize, fold: bool) -> (Poll<usize>, usize, usize) {
+    fn drive(
+        times: usize,
+        busy: bool,
+        waiting: &'static AtomicUsize,
+    ) -> (Poll<usize>, usize, usize) {
         let (count, waker) = task();
         let mut cx = Context::from_waker(&waker);
         let mut fut = std::pin::pin!(WakesItself { times, polls: 0 });
-        let polled = Wake::new().poll(fut.as_mut(), &mut cx, fold);
+        let polled = Wake::counted_in(waiting).poll(fut.as_mut(), &mut cx, busy);
         (polled, fut.polls, count.0.load(Ordering::SeqCst))
     }
 
     #[test]
     fn a_wake_during_the_poll_is_one_more_poll_not_a_wake_of_the_task() {
-        assert_eq!(drive(2, true), (Poll::Ready(3), 3, 0));
+        static WAITING: AtomicUsize = AtomicUsize::new(0);
+        assert_eq!(drive(2, true, &WAITING), (Poll::Ready(3), 3, 0));
     }
 
     #[test]
     fn a_future_that_keeps_waking_itself_still_yields_to_the_scheduler() {
+        static WAITING: AtomicUsize = AtomicUsize::new(0);
         // Polled MAX_ROUNDS times, then the task is woken to come back.
-        assert_eq!(drive(100, true), (Poll::Pending, MAX_ROUNDS, 1));
+        assert_eq!(drive(100, true, &WAITING), (Poll::Pending, MAX_ROUNDS, 1));
     }
 
     #[test]
     fn unfolded_a_wake_during_the_poll_goes_to_the_task() {
-        assert_eq!(drive(2, false), (Poll::Pending, 1, 1));
+        static WAITING: AtomicUsize = AtomicUsize::new(0);
+        assert_eq!(drive(2, false, &WAITING), (Poll::Pending, 1, 1));
+    }
+
+    #[test]
+    fn another_connection_waiting_for_its_poll_turns_folding_on() {
+        static WAITING: AtomicUsize = AtomicUsize::new(0);
+        let (_, waker) = task();
+        let mut cx = Context::from_waker(&waker);
+        let other = Wake::counted_in(&WAITING);
+        let mut idle = std::pin::pin!(std::future::pending::<()>());
+        assert_eq!(other.poll(idle.as_mut(), &mut cx, false), Poll::Pending);
+        // Its socket wakes it; it waits for a worker while this one is polled.
+        other.waker.wake_by_ref();
+        assert_eq!(WAITING.load(Ordering::SeqCst), 1);
+        assert_eq!(drive(2, false, &WAITING), (Poll::Ready(3), 3, 0));
+        // Its poll takes it off the count: folding is off again.
+        assert_eq!(other.poll(idle.as_mut(), &mut cx, false), Poll::Pending);
+        assert_eq!(WAITING.load(Ordering::SeqCst), 0);
+        assert_eq!(drive(2, false, &WAITING), (Poll::Pending, 1, 1));
+    }
+
+    #[test]
+    fn a_connection_is_counted_waiting_once_and_never_after_it_is_gone() {
+        static WAITING: AtomicUsize = AtomicUsize::new(0);
+        let (count, waker) = task();
+        let mut cx = Context::from_waker(&waker);
+        let wake = Wake::counted_in(&WAITING);
+        let mut idle = std::pin::pin!(std::future::pending::<()>());
+        assert_eq!(wake.poll(idle.as_mut(), &mut cx, false), Poll::Pending);
+        wake.waker.wake_by_ref();
+        wake.waker.wake_by_ref();
+        assert_eq!(WAITING.load(Ordering::SeqCst), 1);
+        // Dropped while waiting (its connection ended elsewhere): the count is given back, and
+        // a wake-up from whoever still holds its waker counts nothing and wakes nothing.
+        let late = wake.waker.clone();
+        drop(wake);
+        assert_eq!(WAITING.load(Ordering::SeqCst), 0);
+        let woken = count.0.load(Ordering::SeqCst);
+        late.wake_by_ref();
+        assert_eq!(WAITING.load(Ordering::SeqCst), 0);
+        assert_eq!(count.0.load(Ordering::SeqCst), woken);
     }
 
     #[test]
     fn a_wake_between_polls_reaches_the_task() {
+        static WAITING: AtomicUsize = AtomicUsize::new(0);
         let (count, waker) = task();
         let mut cx = Context::from_waker(&waker);
-        let wake = Wake::new();
+        let wake = Wake::counted_in(&WAITING);
         let mut fut = std::pin::pin!(std::future::pending::<()>());
         assert_eq!(wake.poll(fut.as_mut(), &mut cx, true), Poll::Pending);
         // Whoever kept the connection's waker (a socket, a timer) wakes it later.
