@@ -364,8 +364,9 @@ impl Watch {
 
 /// HTTP requests in flight in this process, every endpoint's (answers not yet handed over
 /// included): above one, a connection's wake-ups raised during its own poll are folded into that
-/// poll ([`wake::Wake::poll`], which also folds while another connection waits for its poll). One counter every request writes twice, on whichever worker:
-/// a hint, read relaxed; a stale value only picks the slower of two correct ways.
+/// poll ([`wake::Wake::poll`], which also folds while another connection waits for its poll).
+/// One counter every request writes twice, on whichever worker: a hint, read relaxed; a stale
+/// value only picks the slower of two correct ways.
 static BUSY: AtomicUsize = AtomicUsize::new(0);
 
 struct InFlight(Arc<Activity>);

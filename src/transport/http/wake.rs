@@ -10,9 +10,10 @@
 //! sends the poller once more round at once, up to [`MAX_ROUNDS`] polls; one that lands between
 //! polls goes to the task as before. Folding is on when the server has other work as the poll
 //! starts: at least two HTTP requests in flight in the process (the request this poll may read
-//! is not counted yet; the caller says so), or another connection woken and waiting for its
-//! poll ([`WAITING`]). The second is what a server that answers within the connection's poll
-//! shows under load (no runtime: a request is in flight only while it is being polled).
+//! is not counted yet; the caller says so), or another connection of the process woken between
+//! its polls and not polled since ([`WAITING`]; a connection that yields after its rounds is not
+//! counted). The second is what a server that answers within the connection's poll shows under
+//! load (no runtime: a request is in flight only while it is being polled).
 //!
 //! A request alone in the server is left to the scheduler's way on purpose. The worker it wakes
 //! has nothing else to do, so the wake-up costs only idle time, and an awake worker answers the
@@ -71,25 +72,34 @@ impl std::task::Wake for Signal {
         // During a poll the poller goes round again; otherwise the task is woken. A wake-up
         // that lands just after a poll's end, or between two rounds, finds the task still
         // running and takes tokio's way (queued, a parked worker woken): correct, only slower.
+        // Every answer is a read-modify-write of the state, so that what the waker published
+        // before waking is seen by the poll that answers it.
         let mut state = self.state.load(Ordering::Acquire);
         loop {
             let next = match state {
-                POLLING => AGAIN,
-                IDLE => QUEUED,
-                AGAIN | CLOSED => return,
+                POLLING | AGAIN => AGAIN,
+                // Counted before it is queued: the poll that takes the count back can only
+                // follow the exchange, so the count never dips below zero.
+                IDLE => {
+                    self.waiting.fetch_add(1, Ordering::Relaxed);
+                    QUEUED
+                }
                 // Already queued and counted: the task is woken again, as before, uncounted.
-                _ => break,
+                QUEUED => QUEUED,
+                _ => CLOSED,
             };
             match self
                 .state
                 .compare_exchange(state, next, Ordering::AcqRel, Ordering::Acquire)
             {
-                Ok(_) if next == QUEUED => {
-                    self.waiting.fetch_add(1, Ordering::Relaxed);
-                    break;
-                }
+                Ok(_) if next == QUEUED => break,
                 Ok(_) => return,
-                Err(now) => state = now,
+                Err(now) => {
+                    if state == IDLE {
+                        self.waiting.fetch_sub(1, Ordering::Relaxed);
+                    }
+                    state = now;
+                }
             }
         }
         self.task.wake();
@@ -259,7 +269,33 @@ mod tests {
     }
 
     #[test]
-    fn a_connection_is_counted_waiting_once_and_never_after_it_is_gone() {
+    fn a_connection_is_counted_waiting_once_per_wait_and_never_after_it_is_gone() {
+        static WAITING: AtomicUsize = AtomicUsize::new(0);
+        let (count, waker) = task();
+        let mut cx = Context::from_waker(&waker);
+        let mut idle = std::pin::pin!(std::future::pending::<()>());
+        let wake = Wake::counted_in(&WAITING);
+        assert_eq!(wake.poll(idle.as_mut(), &mut cx, false), Poll::Pending);
+        wake.waker.wake_by_ref();
+        wake.waker.wake_by_ref();
+        assert_eq!(WAITING.load(Ordering::SeqCst), 1);
+        // Dropped while waiting (its connection ended elsewhere): the count is given back.
+        drop(wake);
+        assert_eq!(WAITING.load(Ordering::SeqCst), 0);
+        // Dropped while registered and idle: a wake-up from whoever still holds its waker (a
+        // socket's registration, a timer) counts nothing and reaches no task.
+        let wake = Wake::counted_in(&WAITING);
+        assert_eq!(wake.poll(idle.as_mut(), &mut cx, false), Poll::Pending);
+        let late = wake.waker.clone();
+        let woken = count.0.load(Ordering::SeqCst);
+        drop(wake);
+        late.wake_by_ref();
+        assert_eq!(WAITING.load(Ordering::SeqCst), 0);
+        assert_eq!(count.0.load(Ordering::SeqCst), woken);
+    }
+
+    #[test]
+    fn a_connection_waiting_for_its_own_poll_does_not_fold_it() {
         static WAITING: AtomicUsize = AtomicUsize::new(0);
         let (count, waker) = task();
         let mut cx = Context::from_waker(&waker);
@@ -267,17 +303,13 @@ mod tests {
         let mut idle = std::pin::pin!(std::future::pending::<()>());
         assert_eq!(wake.poll(idle.as_mut(), &mut cx, false), Poll::Pending);
         wake.waker.wake_by_ref();
-        wake.waker.wake_by_ref();
         assert_eq!(WAITING.load(Ordering::SeqCst), 1);
-        // Dropped while waiting (its connection ended elsewhere): the count is given back, and
-        // a wake-up from whoever still holds its waker counts nothing and wakes nothing.
-        let late = wake.waker.clone();
-        drop(wake);
+        // The poll it was woken for takes its count back before looking for other work.
+        let mut fut = std::pin::pin!(WakesItself { times: 2, polls: 0 });
+        let before = count.0.load(Ordering::SeqCst);
+        assert_eq!(wake.poll(fut.as_mut(), &mut cx, false), Poll::Pending);
+        assert_eq!((fut.polls, count.0.load(Ordering::SeqCst) - before), (1, 1));
         assert_eq!(WAITING.load(Ordering::SeqCst), 0);
-        let woken = count.0.load(Ordering::SeqCst);
-        late.wake_by_ref();
-        assert_eq!(WAITING.load(Ordering::SeqCst), 0);
-        assert_eq!(count.0.load(Ordering::SeqCst), woken);
     }
 
     #[test]
