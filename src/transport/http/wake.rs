@@ -250,20 +250,36 @@ mod tests {
         assert_eq!(drive(2, false, &WAITING), (Poll::Pending, 1, 1));
     }
 
+    /// Polls `wake` once with nothing to do, as the task `waker` wakes: a connection waiting
+    /// for its socket.
+    fn poll_idle(wake: &Wake, waker: &Waker) -> Poll<()> {
+        let mut cx = Context::from_waker(waker);
+        wake.poll(std::pin::pin!(std::future::pending()), &mut cx, false)
+    }
+
+    /// A connection counted in `waiting`, polled once with nothing to do: how often its task
+    /// was woken, the task's waker, and the connection's [`Wake`].
+    fn parked(waiting: &'static AtomicUsize) -> (Arc<Count>, Waker, Wake) {
+        let (count, waker) = task();
+        let wake = Wake::counted_in(waiting);
+        assert_eq!(poll_idle(&wake, &waker), Poll::Pending);
+        (count, waker, wake)
+    }
+
+    fn woken(count: &Count) -> usize {
+        count.0.load(Ordering::SeqCst)
+    }
+
     #[test]
     fn another_connection_waiting_for_its_poll_turns_folding_on() {
         static WAITING: AtomicUsize = AtomicUsize::new(0);
-        let (_, waker) = task();
-        let mut cx = Context::from_waker(&waker);
-        let other = Wake::counted_in(&WAITING);
-        let mut idle = std::pin::pin!(std::future::pending::<()>());
-        assert_eq!(other.poll(idle.as_mut(), &mut cx, false), Poll::Pending);
+        let (_, waker, other) = parked(&WAITING);
         // Its socket wakes it; it waits for a worker while this one is polled.
         other.waker.wake_by_ref();
         assert_eq!(WAITING.load(Ordering::SeqCst), 1);
         assert_eq!(drive(2, false, &WAITING), (Poll::Ready(3), 3, 0));
         // Its poll takes it off the count: folding is off again.
-        assert_eq!(other.poll(idle.as_mut(), &mut cx, false), Poll::Pending);
+        assert_eq!(poll_idle(&other, &waker), Poll::Pending);
         assert_eq!(WAITING.load(Ordering::SeqCst), 0);
         assert_eq!(drive(2, false, &WAITING), (Poll::Pending, 1, 1));
     }
@@ -271,11 +287,7 @@ mod tests {
     #[test]
     fn a_connection_is_counted_waiting_once_per_wait_and_never_after_it_is_gone() {
         static WAITING: AtomicUsize = AtomicUsize::new(0);
-        let (count, waker) = task();
-        let mut cx = Context::from_waker(&waker);
-        let mut idle = std::pin::pin!(std::future::pending::<()>());
-        let wake = Wake::counted_in(&WAITING);
-        assert_eq!(wake.poll(idle.as_mut(), &mut cx, false), Poll::Pending);
+        let (_, _, wake) = parked(&WAITING);
         wake.waker.wake_by_ref();
         wake.waker.wake_by_ref();
         assert_eq!(WAITING.load(Ordering::SeqCst), 1);
@@ -284,31 +296,25 @@ mod tests {
         assert_eq!(WAITING.load(Ordering::SeqCst), 0);
         // Dropped while registered and idle: a wake-up from whoever still holds its waker (a
         // socket's registration, a timer) counts nothing and reaches no task.
-        let wake = Wake::counted_in(&WAITING);
-        assert_eq!(wake.poll(idle.as_mut(), &mut cx, false), Poll::Pending);
+        let (count, _, wake) = parked(&WAITING);
         let late = wake.waker.clone();
-        let woken = count.0.load(Ordering::SeqCst);
         drop(wake);
         late.wake_by_ref();
         assert_eq!(WAITING.load(Ordering::SeqCst), 0);
-        assert_eq!(count.0.load(Ordering::SeqCst), woken);
+        assert_eq!(woken(&count), 0);
     }
 
     #[test]
     fn a_connection_waiting_for_its_own_poll_does_not_fold_it() {
         static WAITING: AtomicUsize = AtomicUsize::new(0);
-        let (count, waker) = task();
-        let mut cx = Context::from_waker(&waker);
-        let wake = Wake::counted_in(&WAITING);
-        let mut idle = std::pin::pin!(std::future::pending::<()>());
-        assert_eq!(wake.poll(idle.as_mut(), &mut cx, false), Poll::Pending);
+        let (count, waker, wake) = parked(&WAITING);
         wake.waker.wake_by_ref();
-        assert_eq!(WAITING.load(Ordering::SeqCst), 1);
+        assert_eq!((WAITING.load(Ordering::SeqCst), woken(&count)), (1, 1));
         // The poll it was woken for takes its count back before looking for other work.
         let mut fut = std::pin::pin!(WakesItself { times: 2, polls: 0 });
-        let before = count.0.load(Ordering::SeqCst);
+        let mut cx = Context::from_waker(&waker);
         assert_eq!(wake.poll(fut.as_mut(), &mut cx, false), Poll::Pending);
-        assert_eq!((fut.polls, count.0.load(Ordering::SeqCst) - before), (1, 1));
+        assert_eq!((fut.polls, woken(&count)), (1, 2));
         assert_eq!(WAITING.load(Ordering::SeqCst), 0);
     }
 
