@@ -39,8 +39,8 @@ const QUEUED: u8 = 3;
 const CLOSED: u8 = 4;
 
 /// Connections in this process woken between polls whose next poll has not started: other work
-/// waiting for a worker. A hint, read relaxed; each connection adds one at most, and takes it
-/// back as its poll starts or as it is dropped, whichever comes first.
+/// waiting for a worker. A hint, read relaxed; each connection adds at most one at a time, and
+/// takes it back as its poll starts or as it is dropped, whichever comes first.
 static WAITING: AtomicUsize = AtomicUsize::new(0);
 
 /// Polls in a row for wake-ups raised during a poll. Past it the wake-up goes to the scheduler,
