@@ -335,7 +335,7 @@ async fn serve_stdio_restarting(
 /// transports supervisor, tool calls in the dispatch pool. Without the runtime, the bare
 /// transport: the same service on plain tasks. Runs until the process is stopped.
 #[cfg(feature = "http")]
-async fn serve_http(server: Server, addr: &str, runtime: bool) -> ExitCode {
+async fn serve_http(server: Server, addr: &str, supervised: bool) -> ExitCode {
     use beam_mcp::runtime::{Application, ApplicationConfig};
     use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
     let listener = match std::net::TcpListener::bind(addr) {
@@ -354,7 +354,7 @@ async fn serve_http(server: Server, addr: &str, runtime: bool) -> ExitCode {
         AllowedOrigins::list(["http://localhost", "http://127.0.0.1"]),
     )
     .path("/mcp");
-    if !runtime {
+    if !supervised {
         let listener = match listener
             .set_nonblocking(true)
             .and_then(|()| tokio::net::TcpListener::from_std(listener))
