@@ -119,6 +119,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 mod arguments;
+mod budget;
 mod compile;
 mod error;
 mod general;
@@ -128,6 +129,7 @@ mod pointer;
 mod validate;
 
 pub use arguments::Arguments;
+pub use budget::Budget;
 pub use error::{SchemaError, SchemaErrorKind, Violation};
 pub use general::MAX_INSTANCE_DEPTH;
 pub use node::{JsonType, Property};
@@ -252,9 +254,20 @@ impl Schema {
     /// # Ok::<(), beam_mcp::schema::SchemaError>(())
     /// ```
     pub fn validate(&self, instance: &Value) -> Result<(), Violation> {
+        self.validate_within(instance, &mut Budget::default())
+    }
+
+    /// [`validate`](Schema::validate) under an explicit [`Budget`], which is charged with the
+    /// steps taken. The subset validator visits each value at most once and charges nothing.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Schema::validate); and a violation with keyword `budget` at path `""`
+    /// when the steps would exceed what `budget` has left.
+    pub fn validate_within(&self, instance: &Value, budget: &mut Budget) -> Result<(), Violation> {
         match &self.inner.engine {
             Engine::Subset(root) => validate::check(root, instance, pointer::Step::Root),
-            Engine::General(general) => general.validate(instance),
+            Engine::General(general) => general.validate(instance, budget),
         }
     }
 
@@ -306,8 +319,21 @@ impl Schema {
     ///
     /// As [`arguments`](Schema::arguments).
     pub fn arguments_owned(&self, instance: Value) -> Result<Arguments, Violation> {
+        self.arguments_owned_within(instance, &mut Budget::default())
+    }
+
+    /// As [`arguments_owned`](Schema::arguments_owned), under an explicit [`Budget`].
+    ///
+    /// # Errors
+    ///
+    /// As [`validate_within`](Schema::validate_within).
+    pub fn arguments_owned_within(
+        &self,
+        instance: Value,
+        budget: &mut Budget,
+    ) -> Result<Arguments, Violation> {
         self.object_instance(&instance)?;
-        self.validate(&instance)?;
+        self.validate_within(&instance, budget)?;
         let Value::Object(mut map) = instance else {
             return Ok(Arguments::empty());
         };

@@ -47,6 +47,8 @@ pub(crate) struct Inner {
     pub(crate) instructions: Option<String>,
     pub(crate) cache_hints: CacheHints,
     pub(crate) page_size: usize,
+    /// Steps one request's general-schema validation may take.
+    pub(crate) validation_budget: u64,
     pub(crate) cursors: CursorCodec,
     #[cfg(feature = "connectome")]
     pub(crate) collector: Option<Collector>,
@@ -194,6 +196,7 @@ impl Server {
                 instructions: config.instructions,
                 cache_hints: config.cache_hints,
                 page_size: config.page_size,
+                validation_budget: config.validation_budget,
                 #[cfg(feature = "connectome")]
                 collector: config.collector,
                 cursors: CursorCodec::new(cursor_key),

@@ -1,22 +1,29 @@
-//! JSON Schema 2020-12 beyond the subset, compiled once by the `jsonschema` crate.
+//! JSON Schema 2020-12 beyond the subset: checked at startup, compiled to a graph of nodes,
+//! enforced by this crate's own evaluator in work linear in the instance.
 //!
-//! Before the crate sees a schema, [`scan::Scan`] refuses any keyword outside the allow-list,
-//! any reference that is not a `#` reference, and any `#` reference that lands nowhere, each
-//! with a pointer. The crate is then built offline (its retriever refuses everything), with the
-//! `regex` engine (linear time in the input; ECMA-262 lookaround and backreferences do not
-//! compile and are refused at startup), formats as annotations, draft 2020-12 whatever
-//! `$schema` says, and the 2020-12 meta-schema check on, whose refusals carry their pointer.
+//! At [`General::compile`], [`scan::Scan`] refuses any keyword outside the allow-list, any
+//! reference that is not a `#` reference, and any `#` reference that lands nowhere, each with a
+//! pointer. The `jsonschema` crate then checks the schema against the 2020-12 meta-schema
+//! (offline: its retriever refuses everything), whose refusals carry their pointer; it never
+//! sees a caller's value. [`program::Program`] compiles the schema into nodes, patterns with
+//! the `regex` engine (linear time in the input; ECMA-262 lookaround and backreferences do not
+//! compile and are refused), and refuses a cycle of references that never moves into the
+//! instance. [`eval`] validates: reference targets memoised per value, one violation, under a
+//! [`Budget`].
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::budget::Budget;
 use super::error::{SchemaError, Violation};
 use super::node::{JsonType, Node, Property};
 use super::MAX_DEPTH;
 
+mod equal;
+mod eval;
+mod program;
 mod scan;
-mod violation;
 
 /// How deep an instance may nest before the general validator looks at it. The validator
 /// recurses along the instance where a schema refers to itself (`$ref`) or compares items
@@ -27,7 +34,7 @@ pub const MAX_INSTANCE_DEPTH: usize = 128;
 /// A compiled general schema and the top-level property names it declares.
 #[derive(Debug)]
 pub(crate) struct General {
-    validator: jsonschema::Validator,
+    program: program::Program,
     pub(crate) properties: Box<[(Arc<str>, Property)]>,
 }
 
@@ -35,7 +42,9 @@ impl General {
     /// Compiles an object schema; `raw` has passed the raw-depth bound already.
     pub(crate) fn compile(raw: &Value) -> Result<General, SchemaError> {
         let scan = scan::Scan::of(raw)?;
-        let validator = jsonschema::options()
+        // The meta-schema check and the pattern compile of the crate, for their pointers; the
+        // validator it builds is dropped and never sees a caller's value.
+        jsonschema::options()
             .with_draft(jsonschema::Draft::Draft202012)
             .offline()
             .with_pattern_options(jsonschema::PatternOptions::regex())
@@ -43,12 +52,12 @@ impl General {
             .build(raw)
             .map_err(|e| build_error(raw, &e))?;
         Ok(General {
-            validator,
+            program: program::Program::compile(raw, &scan)?,
             properties: declared(raw, &scan),
         })
     }
 
-    pub(crate) fn validate(&self, instance: &Value) -> Result<(), Violation> {
+    pub(crate) fn validate(&self, instance: &Value, budget: &mut Budget) -> Result<(), Violation> {
         if nests_deeper_than(instance, MAX_INSTANCE_DEPTH) {
             return Err(Violation::new(
                 String::new(),
@@ -56,31 +65,45 @@ impl General {
                 format!("nests deeper than {MAX_INSTANCE_DEPTH} levels"),
             ));
         }
-        match self.validator.validate(instance) {
-            Ok(()) => Ok(()),
-            Err(e) => Err(violation::from_error(&e)),
-        }
+        eval::validate(&self.program, instance, budget)
     }
 }
 
-/// Whether `v` nests deeper than `limit`, checked without recursion.
+/// Whether `v` nests deeper than `limit`, checked without recursion and with one iterator per
+/// level held (not one entry per value: a wide array costs nothing extra).
 fn nests_deeper_than(v: &Value, limit: usize) -> bool {
-    let mut stack = vec![(v, 0usize)];
-    while let Some((v, depth)) = stack.pop() {
+    enum Children<'a> {
+        Items(std::slice::Iter<'a, Value>),
+        Members(serde_json::map::Values<'a>),
+    }
+    fn children(v: &Value) -> Option<Children<'_>> {
         match v {
-            Value::Array(items) if !items.is_empty() => {
-                if depth >= limit {
-                    return true;
-                }
-                stack.extend(items.iter().map(|c| (c, depth + 1)));
+            Value::Array(items) if !items.is_empty() => Some(Children::Items(items.iter())),
+            Value::Object(map) if !map.is_empty() => Some(Children::Members(map.values())),
+            _ => None,
+        }
+    }
+    let mut stack: Vec<Children<'_>> = children(v).into_iter().collect();
+    if !stack.is_empty() && limit == 0 {
+        return true;
+    }
+    while let Some(top) = stack.last_mut() {
+        let next = match top {
+            Children::Items(i) => i.next(),
+            Children::Members(m) => m.next(),
+        };
+        match next {
+            None => {
+                stack.pop();
             }
-            Value::Object(map) if !map.is_empty() => {
-                if depth >= limit {
-                    return true;
+            Some(child) => {
+                if let Some(c) = children(child) {
+                    if stack.len() >= limit {
+                        return true;
+                    }
+                    stack.push(c);
                 }
-                stack.extend(map.values().map(|c| (c, depth + 1)));
             }
-            _ => {}
         }
     }
     false

@@ -7,6 +7,7 @@ use crate::catalog::Catalog;
 use crate::connectome::observed::Collector;
 use crate::dispatch::Dispatch;
 use crate::protocol::{CacheHint, CacheHints, Cacheable};
+use crate::schema::Budget;
 use std::fmt;
 use std::sync::Arc;
 
@@ -34,6 +35,7 @@ pub struct ServerConfig {
     pub(crate) page_size: usize,
     pub(crate) header_faults: HeaderFaults,
     pub(crate) cursor_key: Option<[u8; 32]>,
+    pub(crate) validation_budget: u64,
     #[cfg(feature = "connectome")]
     pub(crate) collector: Option<Collector>,
 }
@@ -46,6 +48,7 @@ impl fmt::Debug for ServerConfig {
             .field("server_name", &self.server_name)
             .field("server_version", &self.server_version)
             .field("page_size", &self.page_size)
+            .field("validation_budget", &self.validation_budget)
             .finish_non_exhaustive()
     }
 }
@@ -63,6 +66,7 @@ impl ServerConfig {
             page_size: DEFAULT_PAGE_SIZE,
             header_faults: HeaderFaults::RefuseAtStartup,
             cursor_key: None,
+            validation_budget: Budget::DEFAULT_STEPS,
             #[cfg(feature = "connectome")]
             collector: None,
         }
@@ -145,6 +149,24 @@ impl ServerConfig {
     #[cfg(feature = "connectome")]
     pub fn collector(mut self, collector: Collector) -> Self {
         self.collector = Some(collector);
+        self
+    }
+
+    /// The steps validating one request's arguments against a general (JSON Schema 2020-12)
+    /// schema may take (default [`Budget::DEFAULT_STEPS`]). Past it the request is refused like
+    /// any invalid arguments, with keyword `budget` (`README.md`, "Bounded validation").
+    /// Validation is linear in the request whatever the schema; this is the bound on the
+    /// constant.
+    ///
+    /// ```
+    /// use beam_mcp::{Catalog, ServerConfig};
+    ///
+    /// let config = ServerConfig::new(Catalog::new()).validation_budget(1 << 20);
+    /// # let _ = config;
+    /// ```
+    #[must_use]
+    pub fn validation_budget(mut self, steps: u64) -> Self {
+        self.validation_budget = steps;
         self
     }
 

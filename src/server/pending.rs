@@ -1,6 +1,6 @@
 //! Host work the core hands back to a transport: a tool call, a read, a rendering.
 
-use super::route::not_found;
+use super::route::{not_found, refused_tool_arguments};
 use super::{Inner, Reply};
 use crate::catalog::{Completer, CompletionRequest, PromptRenderer, ResourceReader};
 use crate::content::Content;
@@ -8,7 +8,7 @@ use crate::dispatch::{CallContext, Carrier, ToolCall, ToolError, ToolOutput};
 use crate::metrics;
 use crate::outcome::{Outcome, RefusalReason};
 use crate::protocol::{Cacheable, RequestId, Revision, RpcError};
-use crate::schema::{Arguments, Schema};
+use crate::schema::{Arguments, Budget, Schema};
 use serde_json::{json, Map, Value};
 use std::fmt;
 use std::future::Future;
@@ -19,6 +19,13 @@ use std::task::{Context, Poll};
 use tracing::Instrument as _;
 
 pub(super) enum Work {
+    /// A tool call whose arguments a general schema has yet to check: validated first, under
+    /// the server's budget, where the host work runs.
+    Unchecked {
+        index: usize,
+        arguments: Value,
+        context: CallContext,
+    },
     Tool {
         /// The tool's place in the catalog: its output schema (a successful result is checked
         /// against it) and its metric series are read there.
@@ -54,6 +61,14 @@ pub struct Pending {
 impl fmt::Debug for Pending {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match &self.work {
+            Work::Unchecked { index, .. } => format!(
+                "tool {}",
+                self.inner
+                    .catalog
+                    .tools
+                    .get(*index)
+                    .map_or("?", |t| t.spec.name())
+            ),
             Work::Tool { call, .. } => format!("tool {}", call.tool),
             Work::Read { uri, .. } => format!("read {uri}"),
             Work::Render { name, .. } => format!("prompt {name}"),
@@ -116,6 +131,9 @@ impl Pending {
     pub fn tool(&self) -> Option<&str> {
         match &self.work {
             Work::Tool { call, .. } => Some(&call.tool),
+            Work::Unchecked { index, .. } => {
+                self.inner.catalog.tools.get(*index).map(|t| t.spec.name())
+            }
             _ => None,
         }
     }
@@ -146,7 +164,22 @@ impl Pending {
             revision,
             work,
         } = self;
+        let work = match work {
+            Work::Unchecked {
+                index,
+                arguments,
+                context,
+            } => match checked(&inner, &id, revision, index, arguments, context) {
+                Ok(call) => Work::Tool { index, call },
+                Err(refusal) => return (refusal, HostOutcome::Returned),
+            },
+            work => work,
+        };
         match work {
+            Work::Unchecked { .. } => (
+                Reply::error(Some(&id), RpcError::internal()),
+                HostOutcome::Returned,
+            ),
             Work::Tool { index, call } => {
                 let (Some(dispatch), Some(entry)) =
                     (inner.dispatch.as_ref(), inner.catalog.tools.get(index))
@@ -289,6 +322,37 @@ impl Pending {
                 (reply, host)
             }
         }
+    }
+}
+
+/// Validates and normalises a tool call's arguments against its general schema, under the
+/// server's budget; the refusal, when they fail, is the one routing gives a subset schema's.
+fn checked(
+    inner: &Inner,
+    id: &RequestId,
+    revision: Revision,
+    index: usize,
+    arguments: Value,
+    context: CallContext,
+) -> Result<ToolCall, Reply> {
+    let Some(entry) = inner.catalog.tools.get(index) else {
+        return Err(Reply::error(Some(id), RpcError::internal()));
+    };
+    let mut budget = Budget::new(inner.validation_budget);
+    match entry.schema.arguments_owned_within(arguments, &mut budget) {
+        Ok(arguments) => Ok(ToolCall {
+            tool: entry.spec.name.clone(),
+            arguments,
+            context,
+        }),
+        Err(v) => Err(refused_tool_arguments(
+            inner,
+            id,
+            context.carrier,
+            revision,
+            entry,
+            &v,
+        )),
     }
 }
 

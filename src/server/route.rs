@@ -478,11 +478,12 @@ fn take_arguments(arguments: Option<Value>) -> Result<Value, RpcError> {
 fn validated(
     schema: &crate::schema::Schema,
     args: Value,
+    budget: u64,
     key: &str,
     owner: &str,
 ) -> Result<crate::schema::Arguments, RpcError> {
     schema
-        .arguments_owned(args)
+        .arguments_owned_within(args, &mut crate::schema::Budget::new(budget))
         .map_err(|v| refused_arguments(&v, key, owner))
 }
 
@@ -539,23 +540,32 @@ fn tools_call(inner: &Arc<Inner>, id: RequestId, context: CallContext, params: P
         Ok(a) => a,
         Err(e) => return fail(&id, e),
     };
-    let arguments = match tool.schema.arguments_owned(args) {
-        Ok(a) => a,
-        // 2025-11-25 makes an input validation error a tool execution error, for the model to
-        // correct itself; 2026-07-28 makes it -32602, and so does a host actor's Dispatch,
-        // which reads a typed refusal. The host's tool runs in no case.
-        Err(v) if !revision.is_modern() && carrier != Carrier::Host => {
-            let r = invalid_input(&tool.spec.name, &v);
-            return Step::Reply(Reply::new(
-                inner.envelope.encode(&id, revision, &r),
-                Outcome::ToolError,
-            ));
-        }
-        Err(v) => return fail(&id, refused_arguments(&v, "tool", &tool.spec.name)),
-    };
     if inner.dispatch.is_none() {
         return fail(&id, RpcError::internal());
     }
+    // A general schema's validation is bounded but may cost up to the budget: it runs with the
+    // host work, under the runtime's admission (the pool's bound and deadline), not on the
+    // connection's task. The subset's is a single pass over the request and runs here.
+    if !tool.schema.is_subset() {
+        return Step::Pending(Pending::new(
+            inner.clone(),
+            id,
+            revision,
+            Work::Unchecked {
+                index,
+                arguments: args,
+                context,
+            },
+        ));
+    }
+    let arguments = match tool.schema.arguments_owned(args) {
+        Ok(a) => a,
+        Err(v) => {
+            return Step::Reply(refused_tool_arguments(
+                inner, &id, carrier, revision, tool, &v,
+            ))
+        }
+    };
     let call = ToolCall {
         tool: tool.spec.name.clone(),
         arguments,
@@ -570,6 +580,25 @@ fn tools_call(inner: &Arc<Inner>, id: RequestId, context: CallContext, params: P
         revision,
         Work::Tool { index, call },
     ))
+}
+
+/// The answer to a `tools/call` whose arguments fail the tool's schema. 2025-11-25 makes an
+/// input validation error a tool execution error, for the model to correct itself; 2026-07-28
+/// makes it -32602, and so does a host actor's Dispatch, which reads a typed refusal. The host's
+/// tool runs in no case.
+pub(super) fn refused_tool_arguments(
+    inner: &Inner,
+    id: &RequestId,
+    carrier: Carrier,
+    revision: Revision,
+    tool: &ToolEntry,
+    v: &crate::schema::Violation,
+) -> Reply {
+    if !revision.is_modern() && carrier != Carrier::Host {
+        let r = invalid_input(&tool.spec.name, v);
+        return Reply::new(inner.envelope.encode(id, revision, &r), Outcome::ToolError);
+    }
+    Reply::error(Some(id), refused_arguments(v, "tool", &tool.spec.name))
 }
 
 /// -32021 naming every capability in `required` that the request's `clientCapabilities` lacks.
@@ -661,9 +690,15 @@ fn prompts_get(
                 .of_kind(Kind::UnknownPrompt),
         );
     };
-    let arguments = match take_arguments(arguments)
-        .and_then(|args| validated(&prompt.schema, args, "name", &prompt.spec.name))
-    {
+    let arguments = match take_arguments(arguments).and_then(|args| {
+        validated(
+            &prompt.schema,
+            args,
+            inner.validation_budget,
+            "name",
+            &prompt.spec.name,
+        )
+    }) {
         Ok(a) => a,
         Err(e) => return fail(&id, e),
     };

@@ -1,0 +1,945 @@
+//! Validation of an instance against a [`Program`], linear in the instance and under a budget.
+//!
+//! Three things keep the work bounded whatever the schema:
+//!
+//! - **Memoised reference targets.** A subschema is applied to a value more than once only when
+//!   a reference leads to it from several places (a recursive `oneOf` tree reaches the same
+//!   `children` schema from every branch). The verdict of a reference target on an array or
+//!   object is kept, per value and dynamic scope, for the rest of the validation, so each pair
+//!   is evaluated once: the work is at most (subschemas × values of the instance), not
+//!   exponential in the nesting.
+//! - **One violation.** A failing branch of `anyOf`/`oneOf`/`not`/`if` leaves a small failure
+//!   (keyword, node, path) and nothing else; no error tree is built. Paths are assembled on the
+//!   way out, from borrowed keys.
+//! - **A budget.** Every subschema applied, item or member visited and 64 bytes of string
+//!   looked at is a step; past the [`Budget`], validation stops with keyword `budget`.
+//!
+//! Annotations (which members and items were evaluated, for `unevaluatedProperties` and
+//! `unevaluatedItems`) are collected only below a node that has one of those keywords.
+
+use std::collections::hash_map::RandomState;
+use std::collections::HashMap;
+
+use serde_json::{Map, Number, Value};
+
+use super::super::budget::Budget;
+use super::super::error::Violation;
+use super::super::number;
+use super::super::pointer;
+use super::super::validate::kind_of;
+use super::equal;
+use super::program::{Keywords, Node, NodeId, Program, ResourceId};
+
+/// How many subschema evaluations may nest: 128 instance levels with a few in-place applicators
+/// each, and far below what a 2 MiB worker stack holds.
+pub(super) const MAX_NESTED: u32 = 1_000;
+
+/// Validates `instance` against `program`'s root.
+pub(super) fn validate(
+    program: &Program,
+    instance: &Value,
+    budget: &mut Budget,
+) -> Result<(), Violation> {
+    let mut eval = Eval::new(program, budget.remaining(), vec![0]);
+    let outcome = eval.node(0, instance, false);
+    budget.spend(eval.work);
+    match outcome {
+        Ok(_) => Ok(()),
+        Err(Stop::Fail(f)) => Err(f.into_violation(program)),
+        Err(Stop::Abort(a)) => Err(a.into_violation(budget.limit())),
+    }
+}
+
+/// What ended an evaluation early.
+enum Stop<'v> {
+    /// The value does not satisfy the subschema (a branch of `anyOf` may still pass).
+    Fail(Box<Fail<'v>>),
+    /// Validation as a whole cannot go on: no enclosing applicator may swallow it.
+    Abort(Abort),
+}
+
+#[derive(Clone, Copy)]
+enum Abort {
+    Budget,
+    Nesting,
+}
+
+impl Abort {
+    fn into_violation(self, limit: u64) -> Violation {
+        match self {
+            Abort::Budget => Violation::new(
+                String::new(),
+                "budget",
+                format!("needs more than the server's budget of {limit} validation steps"),
+            ),
+            Abort::Nesting => Violation::new(
+                String::new(),
+                "depth",
+                format!("nests deeper than {MAX_NESTED} subschema evaluations"),
+            ),
+        }
+    }
+}
+
+/// One step of an instance path, borrowed from the instance.
+#[derive(Clone, Copy)]
+enum Seg<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+/// The keyword that failed, with what its message needs.
+#[derive(Clone, Copy)]
+enum Kw {
+    Type,
+    Enum,
+    Const,
+    MultipleOf,
+    Maximum,
+    ExclusiveMaximum,
+    Minimum,
+    ExclusiveMinimum,
+    MaxLength,
+    MinLength,
+    Pattern,
+    MaxItems,
+    MinItems,
+    UniqueItems,
+    Contains,
+    MaxProperties,
+    MinProperties,
+    /// The index into `required`.
+    Required(usize),
+    /// The indices into `dependentRequired` and its list.
+    DependentRequired(usize, usize),
+    AdditionalProperties,
+    PropertyNames,
+    AnyOf,
+    OneOfNone,
+    OneOfMany,
+    Not,
+    False,
+    UnevaluatedItems,
+    UnevaluatedProperties,
+}
+
+/// A failure: where (the path, innermost step first), which node and keyword, and the JSON type
+/// of the value that failed (for `type` messages).
+#[derive(Clone)]
+struct Fail<'v> {
+    node: NodeId,
+    kw: Kw,
+    got: &'static str,
+    path: Vec<Seg<'v>>,
+}
+
+impl<'v> Fail<'v> {
+    fn at(mut self: Box<Self>, seg: Seg<'v>) -> Box<Self> {
+        self.path.push(seg);
+        self
+    }
+
+    fn into_violation(self, program: &Program) -> Violation {
+        let mut path = String::new();
+        for seg in self.path.iter().rev() {
+            match seg {
+                Seg::Key(k) => pointer::push(&mut path, k),
+                Seg::Index(i) => {
+                    path.push('/');
+                    path.push_str(&i.to_string());
+                }
+            }
+        }
+        let k = match &program.nodes[self.node as usize] {
+            Node::Schema(k) => Some(&**k),
+            Node::Bool(_) => None,
+        };
+        let n = |f: fn(&Keywords) -> Option<&Number>| {
+            k.and_then(f).map_or_else(String::new, Number::to_string)
+        };
+        let c = |f: fn(&Keywords) -> Option<u64>| k.and_then(f).unwrap_or(0);
+        let (keyword, message) = match self.kw {
+            Kw::Type => (
+                "type",
+                format!(
+                    "expected {}, got {}",
+                    type_names(k.map_or(&[][..], |k| &k.types)),
+                    self.got
+                ),
+            ),
+            Kw::Enum => ("enum", "must be one of the schema's `enum` values".into()),
+            Kw::Const => ("const", "must equal the schema's `const` value".into()),
+            Kw::MultipleOf => (
+                "multipleOf",
+                format!("must be a multiple of {}", n(|k| k.multiple_of.as_ref())),
+            ),
+            Kw::Maximum => (
+                "maximum",
+                format!("must be <= {}", n(|k| k.maximum.as_ref())),
+            ),
+            Kw::ExclusiveMaximum => (
+                "exclusiveMaximum",
+                format!("must be < {}", n(|k| k.exclusive_maximum.as_ref())),
+            ),
+            Kw::Minimum => (
+                "minimum",
+                format!("must be >= {}", n(|k| k.minimum.as_ref())),
+            ),
+            Kw::ExclusiveMinimum => (
+                "exclusiveMinimum",
+                format!("must be > {}", n(|k| k.exclusive_minimum.as_ref())),
+            ),
+            Kw::MaxLength => (
+                "maxLength",
+                format!(
+                    "must have at most {} characters (Unicode code points)",
+                    c(|k| k.max_length)
+                ),
+            ),
+            Kw::MinLength => (
+                "minLength",
+                format!(
+                    "must have at least {} characters (Unicode code points)",
+                    c(|k| k.min_length)
+                ),
+            ),
+            Kw::Pattern => (
+                "pattern",
+                format!(
+                    "must match the pattern `{}`",
+                    k.and_then(|k| k.pattern.as_ref())
+                        .map_or("", |p| &*p.source)
+                ),
+            ),
+            Kw::MaxItems => (
+                "maxItems",
+                format!("must have at most {} items", c(|k| k.max_items)),
+            ),
+            Kw::MinItems => (
+                "minItems",
+                format!("must have at least {} items", c(|k| k.min_items)),
+            ),
+            Kw::UniqueItems => ("uniqueItems", "items must be unique".into()),
+            Kw::Contains => (
+                "contains",
+                "must contain items matching `contains` as many times as the schema says".into(),
+            ),
+            Kw::MaxProperties => (
+                "maxProperties",
+                format!("must have at most {} properties", c(|k| k.max_properties)),
+            ),
+            Kw::MinProperties => (
+                "minProperties",
+                format!("must have at least {} properties", c(|k| k.min_properties)),
+            ),
+            Kw::Required(i) => (
+                "required",
+                format!(
+                    "missing required property `{}`",
+                    k.and_then(|k| k.required.get(i)).map_or("", |s| &**s)
+                ),
+            ),
+            Kw::DependentRequired(i, j) => (
+                "required",
+                format!(
+                    "missing required property `{}`",
+                    k.and_then(|k| k.dependent_required.get(i))
+                        .and_then(|(_, list)| list.get(j))
+                        .map_or("", |s| &**s)
+                ),
+            ),
+            Kw::AdditionalProperties => (
+                "additionalProperties",
+                "property is not declared by the schema".into(),
+            ),
+            Kw::PropertyNames => (
+                "propertyNames",
+                "property name does not satisfy `propertyNames`".into(),
+            ),
+            Kw::AnyOf => (
+                "anyOf",
+                "must match at least one of the `anyOf` schemas".into(),
+            ),
+            Kw::OneOfNone => (
+                "oneOf",
+                "must match exactly one of the `oneOf` schemas, and matches none".into(),
+            ),
+            Kw::OneOfMany => (
+                "oneOf",
+                "must match exactly one of the `oneOf` schemas, and matches more than one".into(),
+            ),
+            Kw::Not => ("not", "must not match the `not` schema".into()),
+            Kw::False => (
+                "false",
+                "is not allowed here (the schema is `false`)".into(),
+            ),
+            Kw::UnevaluatedItems => (
+                "unevaluatedItems",
+                "item is not evaluated by any subschema".into(),
+            ),
+            Kw::UnevaluatedProperties => (
+                "unevaluatedProperties",
+                "property is not evaluated by any subschema".into(),
+            ),
+        };
+        Violation::new(path, keyword, message)
+    }
+}
+
+fn type_names(types: &[super::super::node::JsonType]) -> String {
+    let mut out = String::new();
+    for (i, t) in types.iter().enumerate() {
+        if i > 0 {
+            out.push_str(if i + 1 == types.len() { " or " } else { ", " });
+        }
+        out.push_str(t.as_str());
+    }
+    out
+}
+
+/// Which members of an object, or items of an array, some keyword evaluated.
+#[derive(Clone, Default)]
+struct Bits {
+    all: bool,
+    words: Vec<u64>,
+}
+
+impl Bits {
+    fn set(&mut self, i: usize) {
+        if self.all {
+            return;
+        }
+        let w = i / 64;
+        if self.words.len() <= w {
+            self.words.resize(w + 1, 0);
+        }
+        self.words[w] |= 1 << (i % 64);
+    }
+
+    fn get(&self, i: usize) -> bool {
+        self.all
+            || self
+                .words
+                .get(i / 64)
+                .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    fn merge(&mut self, other: &Bits) {
+        if self.all {
+            return;
+        }
+        if other.all {
+            self.all = true;
+            self.words = Vec::new();
+            return;
+        }
+        if self.words.len() < other.words.len() {
+            self.words.resize(other.words.len(), 0);
+        }
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            *a |= b;
+        }
+    }
+}
+
+/// The annotations of a passing subschema: members and items it evaluated. `None` where nobody
+/// asked for them.
+#[derive(Clone, Default)]
+struct Ann {
+    members: Bits,
+    items: Bits,
+}
+
+type Evaluated = Option<Box<Ann>>;
+
+fn merge(into: &mut Evaluated, from: Evaluated) {
+    match (into.as_mut(), from) {
+        (_, None) => {}
+        (None, Some(a)) => *into = Some(a),
+        (Some(a), Some(b)) => {
+            a.members.merge(&b.members);
+            a.items.merge(&b.items);
+        }
+    }
+}
+
+type Outcome<'v> = Result<Evaluated, Stop<'v>>;
+
+/// A memoised verdict, and whether it carries annotations.
+struct Memo<'v> {
+    collected: bool,
+    verdict: Result<Evaluated, Box<Fail<'v>>>,
+}
+
+struct Eval<'p, 'v> {
+    program: &'p Program,
+    limit: u64,
+    work: u64,
+    nested: u32,
+    memo: HashMap<(NodeId, u32, usize), Memo<'v>>,
+    /// The resources entered so far, each once, outermost first (the dynamic scope as far as
+    /// `$dynamicRef` can tell).
+    scope: Vec<ResourceId>,
+    /// An id per distinct scope, so that memoised verdicts are kept apart where a
+    /// `$dynamicRef` could land differently. Always 0 without one.
+    scope_id: u32,
+    scopes: HashMap<Vec<ResourceId>, u32>,
+    hash_keys: Option<RandomState>,
+}
+
+impl<'p, 'v> Eval<'p, 'v> {
+    fn new(program: &'p Program, limit: u64, scope: Vec<ResourceId>) -> Self {
+        let mut eval = Eval {
+            program,
+            limit,
+            work: 0,
+            nested: 0,
+            memo: HashMap::new(),
+            scope,
+            scope_id: 0,
+            scopes: HashMap::new(),
+            hash_keys: None,
+        };
+        if program.dynamic {
+            eval.scope_id = eval.intern_scope();
+        }
+        eval
+    }
+
+    fn intern_scope(&mut self) -> u32 {
+        let next = self.scopes.len() as u32;
+        *self.scopes.entry(self.scope.clone()).or_insert(next)
+    }
+
+    fn tick(&mut self, steps: u64) -> Result<(), Stop<'v>> {
+        self.work += steps;
+        if self.work > self.limit {
+            Err(Stop::Abort(Abort::Budget))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn fail(node: NodeId, kw: Kw, v: &Value) -> Stop<'v> {
+        Stop::Fail(Box::new(Fail {
+            node,
+            kw,
+            got: kind_of(v),
+            path: Vec::new(),
+        }))
+    }
+
+    /// Applies node `id` to `v`; with `collect`, a pass returns the members and items evaluated.
+    fn node(&mut self, id: NodeId, v: &'v Value, collect: bool) -> Outcome<'v> {
+        self.tick(1)?;
+        let program: &'p Program = self.program;
+        let k = match &program.nodes[id as usize] {
+            Node::Bool(true) => return Ok(None),
+            Node::Bool(false) => return Err(Self::fail(id, Kw::False, v)),
+            Node::Schema(k) => &**k,
+        };
+        let key = (id, self.scope_id, v as *const Value as usize);
+        let memoised = k.memoised && matches!(v, Value::Array(_) | Value::Object(_));
+        if memoised {
+            if let Some(m) = self.memo.get(&key) {
+                if m.collected || !collect {
+                    return match &m.verdict {
+                        Ok(e) => Ok(e.clone()),
+                        Err(f) => Err(Stop::Fail(f.clone())),
+                    };
+                }
+            }
+        }
+        if self.nested >= MAX_NESTED {
+            return Err(Stop::Abort(Abort::Nesting));
+        }
+        self.nested += 1;
+        let entered = self.program.dynamic && !self.scope.contains(&k.resource);
+        let outer_scope = self.scope_id;
+        if entered {
+            self.scope.push(k.resource);
+            self.scope_id = self.intern_scope();
+        }
+        let outcome = self.keywords(id, k, v, collect);
+        if entered {
+            self.scope.pop();
+            self.scope_id = outer_scope;
+        }
+        self.nested -= 1;
+        if memoised {
+            let verdict = match &outcome {
+                Ok(e) => Ok(e.clone()),
+                Err(Stop::Fail(f)) => Err(f.clone()),
+                Err(Stop::Abort(_)) => return outcome,
+            };
+            self.memo.insert(
+                key,
+                Memo {
+                    collected: collect,
+                    verdict,
+                },
+            );
+        }
+        outcome
+    }
+
+    fn keywords(&mut self, id: NodeId, k: &'p Keywords, v: &'v Value, want: bool) -> Outcome<'v> {
+        let collect = want || k.unevaluated_items.is_some() || k.unevaluated_properties.is_some();
+        if k.type_mask != 0 && !type_matches(k.type_mask, v) {
+            return Err(Self::fail(id, Kw::Type, v));
+        }
+        if let Some(list) = &k.enumeration {
+            let mut found = false;
+            for e in list.iter() {
+                if equal::equal(e, v, &mut self.work) {
+                    found = true;
+                    break;
+                }
+            }
+            self.tick(0)?;
+            if !found {
+                return Err(Self::fail(id, Kw::Enum, v));
+            }
+        }
+        if let Some(c) = &k.constant {
+            let same = equal::equal(c, v, &mut self.work);
+            self.tick(0)?;
+            if !same {
+                return Err(Self::fail(id, Kw::Const, v));
+            }
+        }
+        let mut evaluated: Evaluated = collect.then(Box::default);
+        match v {
+            Value::Number(n) => self.number(id, k, n, v)?,
+            Value::String(s) => self.string(id, k, s, v)?,
+            Value::Array(items) => self.array(id, k, items, v, &mut evaluated)?,
+            Value::Object(map) => self.object(id, k, map, v, &mut evaluated)?,
+            _ => {}
+        }
+        self.in_place(id, k, v, collect, &mut evaluated)?;
+        if let Some(u) = k.unevaluated_items {
+            if let (Value::Array(items), Some(e)) = (v, evaluated.as_mut()) {
+                for (i, item) in items.iter().enumerate() {
+                    if !e.items.get(i) {
+                        self.tick(1)?;
+                        self.unevaluated(id, u, item, Seg::Index(i), Kw::UnevaluatedItems)?;
+                    }
+                }
+                e.items.all = true;
+            }
+        }
+        if let Some(u) = k.unevaluated_properties {
+            if let (Value::Object(map), Some(e)) = (v, evaluated.as_mut()) {
+                for (i, (key, member)) in map.iter().enumerate() {
+                    if !e.members.get(i) {
+                        self.tick(1)?;
+                        self.unevaluated(id, u, member, Seg::Key(key), Kw::UnevaluatedProperties)?;
+                    }
+                }
+                e.members.all = true;
+            }
+        }
+        Ok(if want { evaluated } else { None })
+    }
+
+    /// Applies `id` to a child value; a failure is placed at `seg`, and a `false` schema reports
+    /// `instead` (`additionalProperties` says more than `false`).
+    fn child(
+        &mut self,
+        id: NodeId,
+        v: &'v Value,
+        seg: Seg<'v>,
+        instead: Kw,
+    ) -> Result<(), Stop<'v>> {
+        match self.node(id, v, false) {
+            Ok(_) => Ok(()),
+            Err(Stop::Fail(mut f)) => {
+                if f.path.is_empty() && matches!(f.kw, Kw::False) && !matches!(instead, Kw::False) {
+                    f.kw = instead;
+                }
+                Err(Stop::Fail(f.at(seg)))
+            }
+            Err(abort) => Err(abort),
+        }
+    }
+
+    /// Applies an `unevaluated*` schema to a member or item no other keyword evaluated; a
+    /// failure is reported as that keyword's, at the member or item.
+    fn unevaluated(
+        &mut self,
+        id: NodeId,
+        u: NodeId,
+        v: &'v Value,
+        seg: Seg<'v>,
+        kw: Kw,
+    ) -> Result<(), Stop<'v>> {
+        match self.node(u, v, false) {
+            Ok(_) => Ok(()),
+            Err(Stop::Fail(_)) => {
+                let mut f = Fail {
+                    node: id,
+                    kw,
+                    got: kind_of(v),
+                    path: Vec::new(),
+                };
+                f.path.push(seg);
+                Err(Stop::Fail(Box::new(f)))
+            }
+            Err(abort) => Err(abort),
+        }
+    }
+
+    fn number(&mut self, id: NodeId, k: &Keywords, n: &Number, v: &Value) -> Result<(), Stop<'v>> {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        if let Some(m) = &k.multiple_of {
+            if !is_multiple(n, m) {
+                return Err(Self::fail(id, Kw::MultipleOf, v));
+            }
+        }
+        let checks: [(&Option<Number>, &[std::cmp::Ordering], Kw); 4] = [
+            (&k.maximum, &[Less, Equal], Kw::Maximum),
+            (&k.exclusive_maximum, &[Less], Kw::ExclusiveMaximum),
+            (&k.minimum, &[Greater, Equal], Kw::Minimum),
+            (&k.exclusive_minimum, &[Greater], Kw::ExclusiveMinimum),
+        ];
+        for (limit, allowed, kw) in checks {
+            if let Some(limit) = limit {
+                if !number::compare(n, limit).is_some_and(|o| allowed.contains(&o)) {
+                    return Err(Self::fail(id, kw, v));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn string(&mut self, id: NodeId, k: &Keywords, s: &str, v: &Value) -> Result<(), Stop<'v>> {
+        if k.max_length.is_some() || k.min_length.is_some() {
+            self.tick((s.len() / 64) as u64)?;
+            let len = s.chars().count() as u64;
+            if k.max_length.is_some_and(|m| len > m) {
+                return Err(Self::fail(id, Kw::MaxLength, v));
+            }
+            if k.min_length.is_some_and(|m| len < m) {
+                return Err(Self::fail(id, Kw::MinLength, v));
+            }
+        }
+        if let Some(p) = &k.pattern {
+            self.tick(1 + (s.len() / 64) as u64)?;
+            if !p.regex.is_match(s) {
+                return Err(Self::fail(id, Kw::Pattern, v));
+            }
+        }
+        Ok(())
+    }
+
+    fn array(
+        &mut self,
+        id: NodeId,
+        k: &'p Keywords,
+        items: &'v [Value],
+        v: &'v Value,
+        evaluated: &mut Evaluated,
+    ) -> Result<(), Stop<'v>> {
+        let len = items.len() as u64;
+        if k.max_items.is_some_and(|m| len > m) {
+            return Err(Self::fail(id, Kw::MaxItems, v));
+        }
+        if k.min_items.is_some_and(|m| len < m) {
+            return Err(Self::fail(id, Kw::MinItems, v));
+        }
+        if k.unique_items && !self.unique(items)? {
+            return Err(Self::fail(id, Kw::UniqueItems, v));
+        }
+        for (i, (&p, item)) in k.prefix_items.iter().zip(items).enumerate() {
+            self.tick(1)?;
+            self.child(p, item, Seg::Index(i), Kw::False)?;
+            if let Some(e) = evaluated.as_mut() {
+                e.items.set(i);
+            }
+        }
+        if let Some(each) = k.items {
+            for (i, item) in items.iter().enumerate().skip(k.prefix_items.len()) {
+                self.tick(1)?;
+                self.child(each, item, Seg::Index(i), Kw::False)?;
+            }
+            if let Some(e) = evaluated.as_mut() {
+                e.items.all = true;
+                e.items.words = Vec::new();
+            }
+        }
+        if let Some(c) = k.contains {
+            let min = k.min_contains.unwrap_or(1);
+            let mut found = 0u64;
+            for (i, item) in items.iter().enumerate() {
+                if evaluated.is_none() && k.max_contains.is_none() && found >= min {
+                    break;
+                }
+                self.tick(1)?;
+                match self.node(c, item, false) {
+                    Ok(_) => {
+                        found += 1;
+                        if let Some(e) = evaluated.as_mut() {
+                            e.items.set(i);
+                        }
+                    }
+                    Err(Stop::Fail(_)) => {}
+                    Err(abort) => return Err(abort),
+                }
+            }
+            if found < min || k.max_contains.is_some_and(|m| found > m) {
+                return Err(Self::fail(id, Kw::Contains, v));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the items are pairwise distinct: each hashed once, compared only with the items
+    /// sharing its hash (a chain threaded through `next`, so one entry per item and no
+    /// allocation per bucket).
+    fn unique(&mut self, items: &[Value]) -> Result<bool, Stop<'v>> {
+        const END: usize = usize::MAX;
+        let keys = self.hash_keys.get_or_insert_with(RandomState::new).clone();
+        let mut heads: HashMap<u64, usize> = HashMap::with_capacity(items.len());
+        let mut next: Vec<usize> = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let h = equal::hash(&keys, item, &mut self.work);
+            self.tick(0)?;
+            let head = heads.insert(h, i).unwrap_or(END);
+            let mut j = head;
+            while j != END {
+                let same = equal::equal(&items[j], item, &mut self.work);
+                self.tick(0)?;
+                if same {
+                    return Ok(false);
+                }
+                j = next[j];
+            }
+            next.push(head);
+        }
+        Ok(true)
+    }
+
+    fn object(
+        &mut self,
+        id: NodeId,
+        k: &'p Keywords,
+        map: &'v Map<String, Value>,
+        v: &'v Value,
+        evaluated: &mut Evaluated,
+    ) -> Result<(), Stop<'v>> {
+        let len = map.len() as u64;
+        if k.max_properties.is_some_and(|m| len > m) {
+            return Err(Self::fail(id, Kw::MaxProperties, v));
+        }
+        if k.min_properties.is_some_and(|m| len < m) {
+            return Err(Self::fail(id, Kw::MinProperties, v));
+        }
+        for (i, name) in k.required.iter().enumerate() {
+            if !map.contains_key(&**name) {
+                return Err(Self::fail(id, Kw::Required(i), v));
+            }
+        }
+        for (i, (name, list)) in k.dependent_required.iter().enumerate() {
+            if map.contains_key(&**name) {
+                if let Some(j) = list.iter().position(|r| !map.contains_key(&**r)) {
+                    return Err(Self::fail(id, Kw::DependentRequired(i, j), v));
+                }
+            }
+        }
+        let per_member = evaluated.is_some()
+            || k.additional_properties.is_some()
+            || !k.pattern_properties.is_empty();
+        if per_member {
+            for (i, (key, member)) in map.iter().enumerate() {
+                self.tick(1)?;
+                let mut matched = false;
+                if let Some(p) = k.property(key) {
+                    matched = true;
+                    self.child(p, member, Seg::Key(key), Kw::False)?;
+                }
+                for (pattern, p) in k.pattern_properties.iter() {
+                    self.tick(1 + (key.len() / 64) as u64)?;
+                    if pattern.regex.is_match(key) {
+                        matched = true;
+                        self.child(*p, member, Seg::Key(key), Kw::False)?;
+                    }
+                }
+                if !matched {
+                    if let Some(a) = k.additional_properties {
+                        matched = true;
+                        self.child(a, member, Seg::Key(key), Kw::AdditionalProperties)?;
+                    }
+                }
+                if let (true, Some(e)) = (matched, evaluated.as_mut()) {
+                    e.members.set(i);
+                }
+            }
+        } else {
+            for (name, p) in k.properties.iter() {
+                if let Some((key, member)) = map.get_key_value(&**name) {
+                    self.tick(1)?;
+                    self.child(*p, member, Seg::Key(key), Kw::False)?;
+                }
+            }
+        }
+        if let Some(names) = k.property_names {
+            for key in map.keys() {
+                self.tick(1 + (key.len() / 64) as u64)?;
+                // The name is a value of its own, outside the instance: evaluated apart, with
+                // its own (empty) memo and this budget's remainder.
+                let name = Value::String(key.clone());
+                let mut apart = Eval::new(self.program, self.limit - self.work, self.scope.clone());
+                let verdict = apart.node(names, &name, false);
+                self.work += apart.work;
+                match verdict {
+                    Ok(_) => {}
+                    Err(Stop::Fail(_)) => {
+                        let mut f = Self::fail(id, Kw::PropertyNames, v);
+                        if let Stop::Fail(f) = &mut f {
+                            f.path.push(Seg::Key(key));
+                        }
+                        return Err(f);
+                    }
+                    Err(Stop::Abort(a)) => return Err(Stop::Abort(a)),
+                }
+            }
+        }
+        for (name, s) in k.dependent_schemas.iter() {
+            if map.contains_key(&**name) {
+                let e = self.node(*s, v, evaluated.is_some())?;
+                merge(evaluated, e);
+            }
+        }
+        Ok(())
+    }
+
+    /// The applicators that apply subschemas to `v` itself.
+    fn in_place(
+        &mut self,
+        id: NodeId,
+        k: &'p Keywords,
+        v: &'v Value,
+        collect: bool,
+        evaluated: &mut Evaluated,
+    ) -> Result<(), Stop<'v>> {
+        if let Some(r) = k.reference {
+            let e = self.node(r, v, collect)?;
+            merge(evaluated, e);
+        }
+        if let Some(d) = &k.dynamic_reference {
+            let target = self.program.dynamic_target(d, &self.scope);
+            let e = self.node(target, v, collect)?;
+            merge(evaluated, e);
+        }
+        for &s in k.all_of.iter() {
+            let e = self.node(s, v, collect)?;
+            merge(evaluated, e);
+        }
+        if !k.any_of.is_empty() {
+            let mut any = false;
+            for &s in k.any_of.iter() {
+                match self.node(s, v, collect) {
+                    Ok(e) => {
+                        any = true;
+                        merge(evaluated, e);
+                        if !collect {
+                            break;
+                        }
+                    }
+                    Err(Stop::Fail(_)) => {}
+                    Err(abort) => return Err(abort),
+                }
+            }
+            if !any {
+                return Err(Self::fail(id, Kw::AnyOf, v));
+            }
+        }
+        if !k.one_of.is_empty() {
+            let mut passed: Option<Evaluated> = None;
+            for &s in k.one_of.iter() {
+                match self.node(s, v, collect) {
+                    Ok(e) => {
+                        if passed.is_some() {
+                            return Err(Self::fail(id, Kw::OneOfMany, v));
+                        }
+                        passed = Some(e);
+                    }
+                    Err(Stop::Fail(_)) => {}
+                    Err(abort) => return Err(abort),
+                }
+            }
+            match passed {
+                Some(e) => merge(evaluated, e),
+                None => return Err(Self::fail(id, Kw::OneOfNone, v)),
+            }
+        }
+        if let Some(n) = k.not {
+            match self.node(n, v, false) {
+                Ok(_) => return Err(Self::fail(id, Kw::Not, v)),
+                Err(Stop::Fail(_)) => {}
+                Err(abort) => return Err(abort),
+            }
+        }
+        if let Some(i) = k.if_ {
+            match self.node(i, v, collect) {
+                Ok(e) => {
+                    merge(evaluated, e);
+                    if let Some(t) = k.then_ {
+                        let e = self.node(t, v, collect)?;
+                        merge(evaluated, e);
+                    }
+                }
+                Err(Stop::Fail(_)) => {
+                    if let Some(t) = k.else_ {
+                        let e = self.node(t, v, collect)?;
+                        merge(evaluated, e);
+                    }
+                }
+                Err(abort) => return Err(abort),
+            }
+        }
+        Ok(())
+    }
+}
+
+fn type_matches(mask: u8, v: &Value) -> bool {
+    use super::super::node::JsonType;
+    let has = |t: JsonType| mask & t.bit() != 0;
+    match v {
+        Value::Null => has(JsonType::Null),
+        Value::Bool(_) => has(JsonType::Boolean),
+        Value::Number(n) => {
+            has(JsonType::Number) || (has(JsonType::Integer) && number::is_integer(n))
+        }
+        Value::String(_) => has(JsonType::String),
+        Value::Array(_) => has(JsonType::Array),
+        Value::Object(_) => has(JsonType::Object),
+    }
+}
+
+/// Whether `n` is an integer multiple of `m`: exactly for integers, and for other numbers when
+/// the quotient is within rounding of an integer (`0.3` is a multiple of `0.1`).
+fn is_multiple(n: &Number, m: &Number) -> bool {
+    let int = |x: &Number| {
+        x.as_u64()
+            .map(i128::from)
+            .or_else(|| x.as_i64().map(i128::from))
+    };
+    if let (Some(a), Some(b)) = (int(n), int(m)) {
+        return b != 0 && a % b == 0;
+    }
+    let (Some(a), Some(b)) = (n.as_f64(), m.as_f64()) else {
+        return false;
+    };
+    if b == 0.0 {
+        return false;
+    }
+    let q = a / b;
+    if !q.is_finite() {
+        return false;
+    }
+    if b.fract() == 0.0 {
+        return a.fract() == 0.0 && (a % b) == 0.0;
+    }
+    (q - q.round()).abs() <= f64::EPSILON * q.abs().max(1.0)
+}

@@ -1,0 +1,308 @@
+//! Validation is linear in the instance whatever schema the host declares (issue 23): the
+//! inputs that took the `jsonschema`-backed validator exponential time and gigabytes — a
+//! failing recursive `oneOf`/`anyOf` tree, a failing 4-branch filter, colliding `uniqueItems`,
+//! a failing composition over a wide array — are counted in steps (the [`Budget`]) and in
+//! peak heap bytes, from 1 KiB to 1 MiB. Work per byte must not rise with size. Nothing here
+//! reads a clock.
+#![allow(unsafe_code)] // the counting allocator below; test-only
+
+#[path = "support/adversarial.rs"]
+mod adversarial;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use beam_mcp::schema::{Budget, Schema, Violation};
+use schemars::JsonSchema;
+use serde_json::{json, Value};
+
+struct Peak;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator unchanged, only counting live bytes.
+unsafe impl GlobalAlloc for Peak {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
+        PEAK.fetch_max(live, Ordering::Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        if new > l.size() {
+            let live = LIVE.fetch_add(new - l.size(), Ordering::Relaxed) + new - l.size();
+            PEAK.fetch_max(live, Ordering::Relaxed);
+        } else {
+            LIVE.fetch_sub(l.size() - new, Ordering::Relaxed);
+        }
+        unsafe { System.realloc(p, l, new) }
+    }
+}
+
+#[global_allocator]
+static A: Peak = Peak;
+
+/// The tests of this file measure one at a time: the peak is process-wide.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// What one validation cost: its verdict, the steps taken, and the heap it held at its peak
+/// above what was live before it.
+struct Cost {
+    verdict: Result<(), Violation>,
+    steps: u64,
+    peak_bytes: usize,
+}
+
+fn measure(schema: &Schema, instance: &Value) -> Cost {
+    let mut budget = Budget::new(u64::MAX);
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let verdict = schema.validate_within(instance, &mut budget);
+    let peak_bytes = PEAK.load(Ordering::Relaxed).saturating_sub(before);
+    Cost {
+        verdict,
+        steps: budget.used(),
+        peak_bytes,
+    }
+}
+
+fn compile(raw: &Value) -> Schema {
+    let s = Schema::compile(raw).unwrap_or_else(|e| panic!("refused: {e}"));
+    assert!(!s.is_subset(), "the general path is under test");
+    s
+}
+
+const SIZES: [usize; 4] = [1 << 10, 16 << 10, 256 << 10, 1 << 20];
+
+/// Across `SIZES`, the steps and peak bytes per input byte at the largest size are within
+/// `slack` of the smallest's (plus a fixed allowance for the smallest's rounding), and the
+/// verdict is `valid`.
+fn holds_linear(name: &str, schema: &Schema, make: impl Fn(usize) -> Value, valid: bool) {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut per_byte: Vec<(usize, f64, f64)> = Vec::new();
+    for size in SIZES {
+        let instance = make(size);
+        let bytes = adversarial::bytes(&instance);
+        let cost = measure(schema, &instance);
+        assert_eq!(
+            cost.verdict.is_ok(),
+            valid,
+            "{name} at {bytes} bytes: {:?}",
+            cost.verdict
+        );
+        if let Err(v) = &cost.verdict {
+            assert_ne!(v.keyword(), "budget", "{name}: {v}");
+        }
+        per_byte.push((
+            bytes,
+            cost.steps as f64 / bytes as f64,
+            cost.peak_bytes as f64 / bytes as f64,
+        ));
+        // Never more than a small multiple of the request itself.
+        assert!(
+            cost.peak_bytes <= 4 * bytes + (64 << 10),
+            "{name} at {bytes} bytes held {} bytes at its peak",
+            cost.peak_bytes
+        );
+        assert!(
+            cost.steps <= 8 * bytes as u64 + 10_000,
+            "{name} at {bytes} bytes took {} steps",
+            cost.steps
+        );
+    }
+    eprintln!("{name}: (bytes, steps per byte, peak heap per byte) {per_byte:?}");
+    let (_, small_steps, small_bytes) = per_byte[1];
+    let (_, large_steps, large_bytes) = per_byte[3];
+    assert!(
+        large_steps <= small_steps * 1.25 + 0.01,
+        "{name}: steps per byte rose with size: {per_byte:?}"
+    );
+    assert!(
+        large_bytes <= small_bytes * 1.25 + 0.05,
+        "{name}: heap per byte rose with size: {per_byte:?}"
+    );
+}
+
+#[test]
+fn failing_recursive_trees_cost_steps_linear_in_their_depth() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for combinator in ["oneOf", "anyOf"] {
+        let schema = compile(&adversarial::tree(combinator));
+        for leaf in [adversarial::bad_leaf(), adversarial::typo_leaf()] {
+            let mut steps = Vec::new();
+            // Depth 60 is 122 JSON levels, under the validator's 128.
+            for depth in [10, 20, 40, 60] {
+                let instance = adversarial::chain(depth, leaf.clone());
+                let cost = measure(&schema, &instance);
+                let v = cost.verdict.expect_err("the leaf is invalid");
+                assert_eq!(
+                    (v.instance_path(), v.keyword()),
+                    ("/root", combinator),
+                    "{combinator} {leaf} at depth {depth}"
+                );
+                // The 20-deep input of the issue took 54 s and 13.4 GB; here a few KiB.
+                assert!(
+                    cost.peak_bytes < 256 << 10,
+                    "{combinator} depth {depth}: {} bytes",
+                    cost.peak_bytes
+                );
+                steps.push(cost.steps);
+            }
+            // Linear: twice the depth, about twice the steps (never 2.2x per level).
+            for pair in steps.windows(2) {
+                assert!(pair[1] <= pair[0] * 3, "{combinator} {leaf}: {steps:?}");
+            }
+            assert!(steps[3] <= 60 * 60, "{combinator} {leaf}: {steps:?}");
+            // The same tree with a valid leaf passes, at about the same cost.
+            let good = adversarial::chain(60, json!({"kind": "file", "size": 12}));
+            let cost = measure(&schema, &good);
+            assert!(cost.verdict.is_ok(), "{:?}", cost.verdict);
+            assert!(cost.steps <= steps[3] * 2, "{} vs {steps:?}", cost.steps);
+        }
+    }
+}
+
+#[test]
+fn a_failing_filter_is_linear_from_1_kib_to_1_mib() {
+    let schema = compile(&adversarial::filter());
+    holds_linear("filter", &schema, adversarial::wide_filter, false);
+}
+
+#[test]
+fn a_failing_composition_over_a_wide_array_is_linear() {
+    let schema = compile(&adversarial::two_arrays());
+    holds_linear("two arrays", &schema, adversarial::wide_objects, false);
+}
+
+#[test]
+fn unique_items_over_colliding_integers_is_linear() {
+    let schema = compile(&adversarial::unique());
+    holds_linear("pairs", &schema, adversarial::colliding_pairs, true);
+    holds_linear("objects", &schema, adversarial::colliding_objects, true);
+    // A repeat at the very end is still found.
+    let mut items = adversarial::colliding_pairs(64 << 10);
+    let first = items["items"][0].clone();
+    items["items"].as_array_mut().unwrap().push(first);
+    let v = schema.validate(&items).unwrap_err();
+    assert_eq!((v.instance_path(), v.keyword()), ("/items", "uniqueItems"));
+}
+
+/// A recursive enum as `schemars` derives it: `oneOf` over tagged variants, `$ref` back to
+/// itself from each.
+#[derive(JsonSchema)]
+#[serde(tag = "op", rename_all = "snake_case")]
+#[allow(dead_code)]
+enum Expr {
+    Lit { value: i64 },
+    Add { left: Box<Expr>, right: Box<Expr> },
+    Mul { left: Box<Expr>, right: Box<Expr> },
+    Neg { inner: Box<Expr> },
+    All { terms: Vec<Expr> },
+}
+
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct Evaluate {
+    expr: Expr,
+}
+
+fn expr_schema() -> Value {
+    serde_json::to_value(schemars::schema_for!(Evaluate)).unwrap()
+}
+
+/// `{"op":"all","terms":[…]}` of about `bytes` bytes: balanced `add`/`mul` trees of depth 6,
+/// each ending in a literal whose value is a string (the honest typo).
+fn expressions(bytes: usize, typo: bool) -> Value {
+    let leaf = if typo {
+        json!({"op": "lit", "value": "12"})
+    } else {
+        json!({"op": "lit", "value": 12})
+    };
+    let mut tree = leaf;
+    for level in 0..6 {
+        let op = if level % 2 == 0 { "add" } else { "mul" };
+        tree = json!({"op": op, "left": tree.clone(), "right": {"op": "neg", "inner": tree}});
+    }
+    let one = tree.to_string().len() + 1;
+    json!({"expr": {"op": "all", "terms": vec![tree; (bytes / one).max(1)]}})
+}
+
+#[test]
+fn a_schemars_recursive_enum_is_linear_valid_or_not() {
+    let raw = expr_schema();
+    let schema = compile(&raw);
+    holds_linear("expr, valid", &schema, |b| expressions(b, false), true);
+    holds_linear("expr, typo", &schema, |b| expressions(b, true), false);
+}
+
+#[test]
+fn the_budget_refuses_at_once_and_names_itself() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let schema = compile(&adversarial::filter());
+    let instance = adversarial::wide_filter(64 << 10);
+    let mut full = Budget::new(u64::MAX);
+    assert!(schema.validate_within(&instance, &mut full).is_err());
+    let needed = full.used();
+    let mut short = Budget::new(needed / 2);
+    let v = schema.validate_within(&instance, &mut short).unwrap_err();
+    assert_eq!((v.instance_path(), v.keyword()), ("", "budget"));
+    assert!(v.message().contains(&(needed / 2).to_string()), "{v}");
+    // It stops where the budget ends, not after doing the work anyway.
+    assert!(short.used() <= needed / 2 + 64, "{short:?} of {needed}");
+    // The default budget admits a valid cap-sized request against every schema here.
+    let valid = [
+        (
+            adversarial::two_arrays(),
+            json!({"list": vec![json!("x"); (1 << 20) / 4]}),
+        ),
+        (adversarial::unique(), adversarial::colliding_pairs(1 << 20)),
+        (expr_schema(), expressions(1 << 20, false)),
+        (
+            adversarial::tree("oneOf"),
+            adversarial::chain(60, json!({"kind": "file"})),
+        ),
+    ];
+    for (raw, instance) in valid {
+        let mut budget = Budget::default();
+        let verdict = compile(&raw).validate_within(&instance, &mut budget);
+        assert!(verdict.is_ok(), "{verdict:?}");
+        assert!(budget.used() <= Budget::DEFAULT_STEPS / 3, "{budget:?}");
+    }
+}
+
+#[test]
+fn a_cycle_of_references_that_never_moves_into_the_instance_is_refused_at_startup() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for (raw, pointer) in [
+        (json!({"$ref": "#"}), "/$ref"),
+        (
+            json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"anyOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"}),
+            "/$defs/a/$ref",
+        ),
+        (
+            json!({"allOf": [{"not": {"$ref": "#"}}]}),
+            "/allOf/0/not/$ref",
+        ),
+    ] {
+        let err = Schema::compile(&raw).unwrap_err();
+        assert!(err.is_malformed(), "{raw}: {err}");
+        assert!(err.reason().contains("cycle"), "{err}");
+        assert!(
+            pointer.starts_with(&err.pointer()) || err.pointer().starts_with("/"),
+            "{raw}: {err}"
+        );
+    }
+    // Through a property it moves into the instance: accepted and enforced.
+    let s = compile(&json!({"properties": {"next": {"$ref": "#"}}, "required": ["v"]}));
+    assert!(s
+        .validate(&json!({"v": 1, "next": {"v": 2, "next": {"v": 3}}}))
+        .is_ok());
+    let v = s
+        .validate(&json!({"v": 1, "next": {"next": {"v": 3}}}))
+        .unwrap_err();
+    assert_eq!((v.instance_path(), v.keyword()), ("/next", "required"));
+}
