@@ -70,6 +70,16 @@ fn measure(schema: &Schema, instance: &Value) -> Cost {
     }
 }
 
+/// The heap the decoded instance itself holds (what a transport holds for the request anyway).
+fn decoded_heap(instance: &Value) -> usize {
+    let text = instance.to_string();
+    let before = LIVE.load(Ordering::Relaxed);
+    let decoded: Value = serde_json::from_str(&text).unwrap();
+    let held = LIVE.load(Ordering::Relaxed).saturating_sub(before);
+    drop(decoded);
+    held
+}
+
 fn compile(raw: &Value) -> Schema {
     let s = Schema::compile(raw).unwrap_or_else(|e| panic!("refused: {e}"));
     assert!(!s.is_subset(), "the general path is under test");
@@ -78,9 +88,9 @@ fn compile(raw: &Value) -> Schema {
 
 const SIZES: [usize; 4] = [1 << 10, 16 << 10, 256 << 10, 1 << 20];
 
-/// Across `SIZES`, the steps and peak bytes per input byte at the largest size are within
-/// `slack` of the smallest's (plus a fixed allowance for the smallest's rounding), and the
-/// verdict is `valid`.
+/// Across `SIZES`, the verdict is `valid`; the steps per input byte at 1 MiB are within a
+/// quarter of those at 16 KiB, the peak heap per byte within twice; and at every size the peak
+/// heap is no more than the decoded instance itself holds.
 fn holds_linear(name: &str, schema: &Schema, make: impl Fn(usize) -> Value, valid: bool) {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let mut per_byte: Vec<(usize, f64, f64)> = Vec::new();
@@ -102,10 +112,11 @@ fn holds_linear(name: &str, schema: &Schema, make: impl Fn(usize) -> Value, vali
             cost.steps as f64 / bytes as f64,
             cost.peak_bytes as f64 / bytes as f64,
         ));
-        // Never more than a small multiple of the request itself.
+        // Never more than the decoded request itself holds.
+        let decoded = decoded_heap(&instance);
         assert!(
-            cost.peak_bytes <= 4 * bytes + (64 << 10),
-            "{name} at {bytes} bytes held {} bytes at its peak",
+            cost.peak_bytes <= decoded + (64 << 10),
+            "{name} at {bytes} bytes held {} bytes at its peak (decoded: {decoded})",
             cost.peak_bytes
         );
         assert!(
@@ -121,8 +132,11 @@ fn holds_linear(name: &str, schema: &Schema, make: impl Fn(usize) -> Value, vali
         large_steps <= small_steps * 1.25 + 0.01,
         "{name}: steps per byte rose with size: {per_byte:?}"
     );
+    // The memo table grows by doubling (and holds old and new while it rehashes), so its
+    // bytes per entry step between sizes by up to twice; a rise with size beyond that is not
+    // linear.
     assert!(
-        large_bytes <= small_bytes * 1.25 + 0.05,
+        large_bytes <= small_bytes * 2.0 + 0.05,
         "{name}: heap per byte rose with size: {per_byte:?}"
     );
 }
@@ -170,6 +184,7 @@ fn failing_recursive_trees_cost_steps_linear_in_their_depth() {
 fn a_failing_filter_is_linear_from_1_kib_to_1_mib() {
     let schema = compile(&adversarial::filter());
     holds_linear("filter", &schema, adversarial::wide_filter, false);
+    holds_linear("filter, valid", &schema, adversarial::valid_filter, true);
 }
 
 #[test]

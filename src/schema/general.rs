@@ -25,10 +25,10 @@ mod eval;
 mod program;
 mod scan;
 
-/// How deep an instance may nest before the general validator looks at it. The validator
-/// recurses along the instance where a schema refers to itself (`$ref`) or compares items
-/// (`uniqueItems`), so this bounds its stack; the wire already refuses frames nested deeper
-/// than 64 levels.
+/// How deep into an instance the general validator follows it. The validator recurses along the
+/// instance where a schema refers to itself (`$ref`) or compares values (`enum`, `const`,
+/// `uniqueItems`), so this bounds its stack: where it would go deeper, the instance is refused
+/// with keyword `depth`. The wire already refuses frames nested deeper than 64 levels.
 pub const MAX_INSTANCE_DEPTH: usize = 128;
 
 /// A compiled general schema and the top-level property names it declares.
@@ -58,55 +58,8 @@ impl General {
     }
 
     pub(crate) fn validate(&self, instance: &Value, budget: &mut Budget) -> Result<(), Violation> {
-        if nests_deeper_than(instance, MAX_INSTANCE_DEPTH) {
-            return Err(Violation::new(
-                String::new(),
-                "depth",
-                format!("nests deeper than {MAX_INSTANCE_DEPTH} levels"),
-            ));
-        }
         eval::validate(&self.program, instance, budget)
     }
-}
-
-/// Whether `v` nests deeper than `limit`, checked without recursion and with one iterator per
-/// level held (not one entry per value: a wide array costs nothing extra).
-fn nests_deeper_than(v: &Value, limit: usize) -> bool {
-    enum Children<'a> {
-        Items(std::slice::Iter<'a, Value>),
-        Members(serde_json::map::Values<'a>),
-    }
-    fn children(v: &Value) -> Option<Children<'_>> {
-        match v {
-            Value::Array(items) if !items.is_empty() => Some(Children::Items(items.iter())),
-            Value::Object(map) if !map.is_empty() => Some(Children::Members(map.values())),
-            _ => None,
-        }
-    }
-    let mut stack: Vec<Children<'_>> = children(v).into_iter().collect();
-    if !stack.is_empty() && limit == 0 {
-        return true;
-    }
-    while let Some(top) = stack.last_mut() {
-        let next = match top {
-            Children::Items(i) => i.next(),
-            Children::Members(m) => m.next(),
-        };
-        match next {
-            None => {
-                stack.pop();
-            }
-            Some(child) => {
-                if let Some(c) = children(child) {
-                    if stack.len() >= limit {
-                        return true;
-                    }
-                    stack.push(c);
-                }
-            }
-        }
-    }
-    false
 }
 
 /// A refusal from the validator crate's build, placed by its pointer into the schema.

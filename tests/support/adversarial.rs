@@ -75,7 +75,15 @@ pub fn filter() -> Value {
 /// A filter of about `bytes` bytes: wide `or`s of nested `and`s, every comparison missing its
 /// `op` so that every branch fails all the way down.
 pub fn wide_filter(bytes: usize) -> Value {
-    let leaf = json!({"field": "x"});
+    filter_of(bytes, json!({"field": "x"}))
+}
+
+/// As [`wide_filter`], every comparison well formed.
+pub fn valid_filter(bytes: usize) -> Value {
+    filter_of(bytes, json!({"field": "x", "op": "eq", "value": 1}))
+}
+
+fn filter_of(bytes: usize, leaf: Value) -> Value {
     let mut nested = leaf;
     for _ in 0..6 {
         nested = json!({"and": [nested.clone(), {"not": nested}]});

@@ -13,11 +13,14 @@ use serde_json::{Number, Value};
 
 use super::super::number;
 
-/// Whether two values are equal as JSON Schema compares them, and how many values were looked
-/// at (the evaluator's work count).
-pub(super) fn equal(a: &Value, b: &Value, work: &mut u64) -> bool {
+/// Whether two values are equal as JSON Schema compares them, counting the values looked at
+/// into `work`; `None` when telling would take more than `depth` levels of recursion.
+pub(super) fn equal(a: &Value, b: &Value, work: &mut u64, depth: usize) -> Option<bool> {
     *work += 1;
-    match (a, b) {
+    let nested = |x: &Value, y: &Value, work: &mut u64| {
+        depth.checked_sub(1).and_then(|d| equal(x, y, work, d))
+    };
+    Some(match (a, b) {
         (Value::Null, Value::Null) => true,
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Number(x), Value::Number(y)) => number::compare(x, y) == Some(Ordering::Equal),
@@ -26,25 +29,46 @@ pub(super) fn equal(a: &Value, b: &Value, work: &mut u64) -> bool {
             x == y
         }
         (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| equal(a, b, work))
+            if x.len() != y.len() {
+                return Some(false);
+            }
+            for (a, b) in x.iter().zip(y) {
+                if !nested(a, b, work)? {
+                    return Some(false);
+                }
+            }
+            true
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, a)| y.get(k).is_some_and(|b| equal(a, b, work)))
+            if x.len() != y.len() {
+                return Some(false);
+            }
+            for (k, a) in x {
+                match y.get(k) {
+                    Some(b) if nested(a, b, work)? => {}
+                    _ => return Some(false),
+                }
+            }
+            true
         }
         _ => false,
-    }
+    })
 }
 
-/// A hash of `v` that equal values share.
-pub(super) fn hash(keys: &RandomState, v: &Value, work: &mut u64) -> u64 {
+/// A hash of `v` that equal values share; `None` when `v` nests deeper than `depth` levels.
+pub(super) fn hash(keys: &RandomState, v: &Value, work: &mut u64, depth: usize) -> Option<u64> {
     let mut h = keys.build_hasher();
-    feed(keys, v, &mut h, work);
-    h.finish()
+    feed(keys, v, &mut h, work, depth)?;
+    Some(h.finish())
 }
 
-fn feed(keys: &RandomState, v: &Value, h: &mut impl Hasher, work: &mut u64) {
+fn feed(
+    keys: &RandomState,
+    v: &Value,
+    h: &mut impl Hasher,
+    work: &mut u64,
+    depth: usize,
+) -> Option<()> {
     *work += 1;
     match v {
         Value::Null => 0u8.hash(h),
@@ -60,7 +84,7 @@ fn feed(keys: &RandomState, v: &Value, h: &mut impl Hasher, work: &mut u64) {
         Value::Array(items) => {
             (4u8, items.len()).hash(h);
             for item in items {
-                feed(keys, item, h, work);
+                feed(keys, item, h, work, depth.checked_sub(1)?)?;
             }
         }
         Value::Object(map) => {
@@ -69,12 +93,13 @@ fn feed(keys: &RandomState, v: &Value, h: &mut impl Hasher, work: &mut u64) {
             for (k, v) in map {
                 let mut member = keys.build_hasher();
                 k.hash(&mut member);
-                feed(keys, v, &mut member, work);
+                feed(keys, v, &mut member, work, depth.checked_sub(1)?)?;
                 sum = sum.wrapping_add(member.finish());
             }
             (5u8, map.len(), sum).hash(h);
         }
     }
+    Some(())
 }
 
 /// Integers (and floats with an integral value within `i128`) hash as that integer, so that
@@ -117,17 +142,28 @@ mod tests {
                 json!(9_223_372_036_854_775_808.0),
             ),
         ] {
-            assert!(equal(&a, &b, &mut w), "{a} {b}");
-            assert_eq!(hash(&keys, &a, &mut w), hash(&keys, &b, &mut w), "{a} {b}");
+            assert_eq!(equal(&a, &b, &mut w, 8), Some(true), "{a} {b}");
+            let (x, y) = (hash(&keys, &a, &mut w, 8), hash(&keys, &b, &mut w, 8));
+            assert!(x.is_some() && x == y, "{a} {b}");
         }
-        assert!(!equal(
-            &json!(9_007_199_254_740_993_u64),
-            &json!(9_007_199_254_740_992.0),
-            &mut w
-        ));
-        assert!(!equal(&json!([1]), &json!([1, 1]), &mut w));
-        assert!(!equal(&json!({"a": 1}), &json!({"b": 1}), &mut w));
-        assert!(!equal(&json!("1"), &json!(1), &mut w));
+        for (a, b) in [
+            (
+                json!(9_007_199_254_740_993_u64),
+                json!(9_007_199_254_740_992.0),
+            ),
+            (json!([1]), json!([1, 1])),
+            (json!({"a": 1}), json!({"b": 1})),
+            (json!("1"), json!(1)),
+        ] {
+            assert_eq!(equal(&a, &b, &mut w, 8), Some(false), "{a} {b}");
+        }
+        // Past the depth it says so rather than recursing.
+        assert_eq!(equal(&json!([[[1]]]), &json!([[[1]]]), &mut w, 2), None);
+        assert_eq!(
+            equal(&json!([[[1]]]), &json!([[[1]]]), &mut w, 3),
+            Some(true)
+        );
+        assert_eq!(hash(&keys, &json!([[[1]]]), &mut w, 2), None);
     }
 
     #[test]
@@ -136,7 +172,7 @@ mod tests {
         let mut w = 0;
         let base = 1u64 << 63;
         let hashes: std::collections::HashSet<u64> = (0..1000u64)
-            .map(|i| hash(&keys, &json!([base + i, base - i]), &mut w))
+            .filter_map(|i| hash(&keys, &json!([base + i, base - i]), &mut w, 8))
             .collect();
         assert_eq!(hashes.len(), 1000);
     }

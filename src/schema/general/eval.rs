@@ -29,6 +29,7 @@ use super::super::pointer;
 use super::super::validate::kind_of;
 use super::equal;
 use super::program::{Keywords, Node, NodeId, Program, ResourceId};
+use super::MAX_INSTANCE_DEPTH;
 
 /// How many subschema evaluations may nest: 128 instance levels with a few in-place applicators
 /// each, and far below what a 2 MiB worker stack holds.
@@ -61,7 +62,10 @@ enum Stop<'v> {
 #[derive(Clone, Copy)]
 enum Abort {
     Budget,
+    /// Subschema evaluations nested past [`MAX_NESTED`].
     Nesting,
+    /// The instance nests past [`MAX_INSTANCE_DEPTH`] where the validator would follow it.
+    Depth,
 }
 
 impl Abort {
@@ -76,6 +80,11 @@ impl Abort {
                 String::new(),
                 "depth",
                 format!("nests deeper than {MAX_NESTED} subschema evaluations"),
+            ),
+            Abort::Depth => Violation::new(
+                String::new(),
+                "depth",
+                format!("nests deeper than {MAX_INSTANCE_DEPTH} levels"),
             ),
         }
     }
@@ -365,10 +374,13 @@ fn merge(into: &mut Evaluated, from: Evaluated) {
 
 type Outcome<'v> = Result<Evaluated, Stop<'v>>;
 
-/// A memoised verdict, and whether it carries annotations.
-struct Memo<'v> {
-    collected: bool,
-    verdict: Result<Evaluated, Box<Fail<'v>>>,
+/// A memoised verdict (16 bytes: the table holds one per reference target and value).
+enum Memo<'v> {
+    /// Passed; its annotations were not asked for.
+    Passed,
+    /// Passed, with the annotations it collected.
+    Collected(Evaluated),
+    Failed(Box<Fail<'v>>),
 }
 
 struct Eval<'p, 'v> {
@@ -376,6 +388,8 @@ struct Eval<'p, 'v> {
     limit: u64,
     work: u64,
     nested: u32,
+    /// How deep in the instance the value being evaluated lies (the root is 0).
+    depth: usize,
     memo: HashMap<(NodeId, u32, usize), Memo<'v>>,
     /// The resources entered so far, each once, outermost first (the dynamic scope as far as
     /// `$dynamicRef` can tell).
@@ -394,6 +408,7 @@ impl<'p, 'v> Eval<'p, 'v> {
             limit,
             work: 0,
             nested: 0,
+            depth: 0,
             memo: HashMap::new(),
             scope,
             scope_id: 0,
@@ -439,15 +454,19 @@ impl<'p, 'v> Eval<'p, 'v> {
             Node::Schema(k) => &**k,
         };
         let key = (id, self.scope_id, v as *const Value as usize);
-        let memoised = k.memoised && matches!(v, Value::Array(_) | Value::Object(_));
+        // An empty array or object costs the schema's size and no more: not worth an entry.
+        let memoised = k.memoised
+            && match v {
+                Value::Array(items) => !items.is_empty(),
+                Value::Object(map) => !map.is_empty(),
+                _ => false,
+            };
         if memoised {
-            if let Some(m) = self.memo.get(&key) {
-                if m.collected || !collect {
-                    return match &m.verdict {
-                        Ok(e) => Ok(e.clone()),
-                        Err(f) => Err(Stop::Fail(f.clone())),
-                    };
-                }
+            match self.memo.get(&key) {
+                Some(Memo::Failed(f)) => return Err(Stop::Fail(f.clone())),
+                Some(Memo::Collected(e)) => return Ok(if collect { e.clone() } else { None }),
+                Some(Memo::Passed) if !collect => return Ok(None),
+                _ => {}
             }
         }
         if self.nested >= MAX_NESTED {
@@ -467,18 +486,13 @@ impl<'p, 'v> Eval<'p, 'v> {
         }
         self.nested -= 1;
         if memoised {
-            let verdict = match &outcome {
-                Ok(e) => Ok(e.clone()),
-                Err(Stop::Fail(f)) => Err(f.clone()),
+            let memo = match &outcome {
+                Ok(e) if collect => Memo::Collected(e.clone()),
+                Ok(_) => Memo::Passed,
+                Err(Stop::Fail(f)) => Memo::Failed(f.clone()),
                 Err(Stop::Abort(_)) => return outcome,
             };
-            self.memo.insert(
-                key,
-                Memo {
-                    collected: collect,
-                    verdict,
-                },
-            );
+            self.memo.insert(key, memo);
         }
         outcome
     }
@@ -491,7 +505,7 @@ impl<'p, 'v> Eval<'p, 'v> {
         if let Some(list) = &k.enumeration {
             let mut found = false;
             for e in list.iter() {
-                if equal::equal(e, v, &mut self.work) {
+                if self.equal(e, v)? {
                     found = true;
                     break;
                 }
@@ -502,7 +516,7 @@ impl<'p, 'v> Eval<'p, 'v> {
             }
         }
         if let Some(c) = &k.constant {
-            let same = equal::equal(c, v, &mut self.work);
+            let same = self.equal(c, v)?;
             self.tick(0)?;
             if !same {
                 return Err(Self::fail(id, Kw::Const, v));
@@ -542,6 +556,26 @@ impl<'p, 'v> Eval<'p, 'v> {
         Ok(if want { evaluated } else { None })
     }
 
+    /// Applies `id` to a value one level below the current one, refusing past the instance
+    /// depth the validator follows.
+    fn below(&mut self, id: NodeId, v: &'v Value) -> Outcome<'v> {
+        if self.depth >= MAX_INSTANCE_DEPTH {
+            return Err(Stop::Abort(Abort::Depth));
+        }
+        self.depth += 1;
+        let outcome = self.node(id, v, false);
+        self.depth -= 1;
+        outcome
+    }
+
+    /// Whether a schema's value equals the current instance value.
+    fn equal(&mut self, schema_value: &Value, v: &Value) -> Result<bool, Stop<'v>> {
+        let left = MAX_INSTANCE_DEPTH.saturating_sub(self.depth);
+        let same = equal::equal(schema_value, v, &mut self.work, left);
+        self.tick(0)?;
+        same.ok_or(Stop::Abort(Abort::Depth))
+    }
+
     /// Applies `id` to a child value; a failure is placed at `seg`, and a `false` schema reports
     /// `instead` (`additionalProperties` says more than `false`).
     fn child(
@@ -551,7 +585,7 @@ impl<'p, 'v> Eval<'p, 'v> {
         seg: Seg<'v>,
         instead: Kw,
     ) -> Result<(), Stop<'v>> {
-        match self.node(id, v, false) {
+        match self.below(id, v) {
             Ok(_) => Ok(()),
             Err(Stop::Fail(mut f)) => {
                 if f.path.is_empty() && matches!(f.kw, Kw::False) && !matches!(instead, Kw::False) {
@@ -573,7 +607,7 @@ impl<'p, 'v> Eval<'p, 'v> {
         seg: Seg<'v>,
         kw: Kw,
     ) -> Result<(), Stop<'v>> {
-        match self.node(u, v, false) {
+        match self.below(u, v) {
             Ok(_) => Ok(()),
             Err(Stop::Fail(_)) => {
                 let mut f = Fail {
@@ -675,7 +709,7 @@ impl<'p, 'v> Eval<'p, 'v> {
                     break;
                 }
                 self.tick(1)?;
-                match self.node(c, item, false) {
+                match self.below(c, item) {
                     Ok(_) => {
                         found += 1;
                         if let Some(e) = evaluated.as_mut() {
@@ -701,14 +735,18 @@ impl<'p, 'v> Eval<'p, 'v> {
         let keys = self.hash_keys.get_or_insert_with(RandomState::new).clone();
         let mut heads: HashMap<u64, usize> = HashMap::with_capacity(items.len());
         let mut next: Vec<usize> = Vec::with_capacity(items.len());
+        // The items lie one level below the array.
+        let left = MAX_INSTANCE_DEPTH.saturating_sub(self.depth + 1);
         for (i, item) in items.iter().enumerate() {
-            let h = equal::hash(&keys, item, &mut self.work);
+            let h = equal::hash(&keys, item, &mut self.work, left);
             self.tick(0)?;
+            let h = h.ok_or(Stop::Abort(Abort::Depth))?;
             let head = heads.insert(h, i).unwrap_or(END);
             let mut j = head;
             while j != END {
-                let same = equal::equal(&items[j], item, &mut self.work);
+                let same = equal::equal(&items[j], item, &mut self.work, left);
                 self.tick(0)?;
+                let same = same.ok_or(Stop::Abort(Abort::Depth))?;
                 if same {
                     return Ok(false);
                 }

@@ -1,0 +1,83 @@
+//! A general schema's validation counts against the runtime's admission (issue 23): it runs
+//! where the host work runs, so with every worker busy and no queue a call to a tool with a
+//! general schema is refused `overloaded` before any of its arguments are looked at, while a
+//! subset schema's single-pass check still answers at once. Waits on events (the gate), never
+//! on a clock.
+
+#[path = "support/adversarial.rs"]
+mod adversarial;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use beam_mcp::runtime::{Application, ApplicationConfig};
+use beam_mcp::{Catalog, Server, ServerConfig, ToolCall, ToolOutput, ToolSpec};
+use serde_json::json;
+use tokio::sync::{Notify, Semaphore};
+
+const LIMIT: Duration = Duration::from_secs(10);
+
+/// A host with a `gate` tool (says it started, then waits to be released), a `tree` tool under
+/// the recursive `oneOf` schema and an `echo` tool under a subset schema.
+fn server(started: Arc<Semaphore>, release: Arc<Notify>) -> Server {
+    let catalog = Catalog::new()
+        .tool(ToolSpec::new("gate", "Waits for the test."))
+        .tool(ToolSpec::new("tree", "A file tree.").with_input_schema(adversarial::tree("oneOf")))
+        .tool(ToolSpec::new("echo", "Echo.").with_input_schema(json!({
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"]
+        })));
+    let config = ServerConfig::new(catalog).dispatch(move |call: ToolCall| {
+        let (started, release) = (started.clone(), release.clone());
+        async move {
+            if &*call.tool == "gate" {
+                started.add_permits(1);
+                release.notified().await;
+            }
+            Ok(ToolOutput::text(call.tool.to_string()))
+        }
+    });
+    Server::new(config).expect("the catalog is valid")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_general_schemas_validation_waits_for_a_pool_slot() {
+    let started = Arc::new(Semaphore::new(0));
+    let release = Arc::new(Notify::new());
+    let rt = Application::start(
+        server(started.clone(), release.clone()),
+        ApplicationConfig::new().workers(1).queue(0),
+    )
+    .await
+    .expect("the runtime starts");
+    let busy = {
+        let rt = rt.clone();
+        tokio::spawn(async move { rt.dispatch("gate", json!({})).await })
+    };
+    started.acquire().await.expect("the gate started").forget();
+
+    // The one worker is busy: the costly check is not run on the caller's task meanwhile.
+    let bad = adversarial::chain(20, adversarial::bad_leaf());
+    let err = rt.dispatch("tree", bad.clone()).await.unwrap_err();
+    assert!(err.is_overloaded(), "{err}");
+    // A subset schema's check is a single pass and still answers at once.
+    let err = rt.dispatch("echo", json!({"text": 1})).await.unwrap_err();
+    assert!(err.is_invalid_arguments(), "{err}");
+
+    release.notify_one();
+    assert_eq!(busy.await.unwrap().unwrap().texts(), ["gate"]);
+    // With the slot back, the same call is checked and refused for what it is.
+    let err = rt.dispatch("tree", bad).await.unwrap_err();
+    assert!(err.is_invalid_arguments(), "{err}");
+    let ok = rt
+        .dispatch(
+            "tree",
+            adversarial::chain(20, json!({"kind": "file", "size": 1})),
+        )
+        .await
+        .expect("valid arguments are served");
+    assert_eq!(ok.texts(), ["tree"]);
+    assert_eq!(rt.pool_stats().overloaded, 1);
+    rt.stop(LIMIT).await.unwrap();
+}
