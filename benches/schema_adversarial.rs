@@ -11,7 +11,8 @@
 //!   request (`VmHWM` after resetting it through `/proc/self/clear_refs`) and the peak heap of
 //!   server and client together, for the depth-20 trees and the 1 MiB wide array;
 //! - **a good call beside costly ones**: the median round trip of a small call alone, then
-//!   while two other connections send depth-20 trees and 1 MiB colliding pairs in a loop.
+//!   while two other connections send, in a loop, good calls (the baseline: on two cores any
+//!   two busy neighbours slow it), depth-20 trees, and 1 MiB colliding pairs.
 #![allow(unsafe_code)] // the counting allocator below; bench-only
 
 #[path = "../tests/support/adversarial.rs"]
@@ -291,35 +292,50 @@ async fn over_http() {
 
     let ping = frame("ping", json!({}));
     let alone = good_calls(&mut tx, addr, &ping).await;
-    let stop = Arc::new(AtomicBool::new(false));
-    let mut loops = Vec::new();
-    for (tool, arguments) in [
-        ("one_of", adversarial::chain(20, adversarial::bad_leaf())),
-        ("unique", adversarial::colliding_pairs((1 << 20) - 4096)),
-    ] {
-        let stop = stop.clone();
-        let body = frame(tool, arguments);
-        loops.push(tokio::spawn(async move {
-            let mut tx = connect(addr).await;
-            let mut n = 0u64;
-            while !stop.load(Ordering::Relaxed) {
-                let _ = round_trip(&mut tx, addr, tool, &body).await;
-                n += 1;
-            }
-            n
-        }));
-    }
-    let beside = good_calls(&mut tx, addr, &ping).await;
-    stop.store(true, Ordering::Relaxed);
-    let mut costly = 0;
-    for l in loops {
-        costly += l.await.unwrap_or(0);
-    }
     println!(
-        "  a good call: median {:.3} ms alone, {:.3} ms beside two connections sending depth-20 trees and 1 MiB colliding pairs ({costly} of those answered meanwhile)",
-        alone.as_secs_f64() * 1e3,
-        beside.as_secs_f64() * 1e3,
+        "  a good call alone: median {:.3} ms",
+        alone.as_secs_f64() * 1e3
     );
+    let trees = [
+        ("one_of", adversarial::chain(20, adversarial::bad_leaf())),
+        ("any_of", adversarial::chain(20, adversarial::typo_leaf())),
+    ];
+    let pings = [("ping", json!({})), ("ping", json!({}))];
+    let pairs = [
+        ("unique", adversarial::colliding_pairs((1 << 20) - 4096)),
+        ("unique", adversarial::colliding_pairs((1 << 20) - 4096)),
+    ];
+    for (what, loads) in [
+        ("good calls (the baseline: two busy neighbours)", pings),
+        ("depth-20 oneOf and anyOf trees", trees),
+        ("1 MiB colliding pairs", pairs),
+    ] {
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut loops = Vec::new();
+        for (tool, arguments) in loads {
+            let stop = stop.clone();
+            let body = frame(tool, arguments);
+            loops.push(tokio::spawn(async move {
+                let mut tx = connect(addr).await;
+                let mut n = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    let _ = round_trip(&mut tx, addr, tool, &body).await;
+                    n += 1;
+                }
+                n
+            }));
+        }
+        let beside = good_calls(&mut tx, addr, &ping).await;
+        stop.store(true, Ordering::Relaxed);
+        let mut costly = 0;
+        for l in loops {
+            costly += l.await.unwrap_or(0);
+        }
+        println!(
+            "  a good call beside two connections sending {what} in a loop: median {:.3} ms ({costly} of those answered meanwhile)",
+            beside.as_secs_f64() * 1e3,
+        );
+    }
 }
 
 async fn good_calls(tx: &mut Sender, addr: SocketAddr, body: &Bytes) -> Duration {

@@ -219,23 +219,36 @@ fn a_recursive_schema_is_enforced_at_depth() {
 
 #[test]
 fn deep_instances_are_refused_before_the_validator_recurses() {
-    // 100k levels: the validator would follow the recursive $ref, or compare the items for
-    // uniqueness, all the way down. ManuallyDrop: serde_json drops a Value recursively.
+    // 100k levels: the validator would follow the recursive $ref, hash the items for uniqueness
+    // or compare with a deep `enum` value all the way down. ManuallyDrop: serde_json drops a
+    // Value recursively.
     let mut deep = json!(1);
     for _ in 0..100_000 {
         deep = Value::Array(vec![deep]);
     }
     let inst = ManuallyDrop::new(Value::Array(vec![deep]));
+    let mut deep_enum = json!(1);
+    for _ in 0..(MAX_INSTANCE_DEPTH + 8) {
+        deep_enum = Value::Array(vec![deep_enum]);
+    }
     for raw in [
         json!({"$ref": "#/$defs/a", "$defs": {"a": {"items": {"$ref": "#/$defs/a"}}}}),
         json!({"uniqueItems": true}),
-        json!({"enum": [[[1]]]}),
+        json!({"items": {"uniqueItems": true}}),
+        json!({"enum": [deep_enum]}),
     ] {
         let s = compile(raw.clone());
         let v = s.validate(&inst).unwrap_err();
         assert_eq!((v.instance_path(), v.keyword()), ("", "depth"), "{raw}");
         assert!(v.message().contains(&MAX_INSTANCE_DEPTH.to_string()));
     }
+    // Where the validator need not follow it, a deep instance is no harm: a shallow `enum`
+    // tells it apart in three levels, and `type` looks at the root only.
+    let s = compile(json!({"enum": [[[1]]]}));
+    assert_eq!(s.validate(&inst).unwrap_err().keyword(), "enum");
+    assert!(compile(json!({"type": "array", "$defs": {}}))
+        .validate(&inst)
+        .is_ok());
 }
 
 #[test]
@@ -261,6 +274,36 @@ fn the_deepest_accepted_instance_fits_a_two_mib_stack() {
                 bad = json!([bad]);
             }
             assert!(s.validate(&bad).is_err());
+        })
+        .unwrap();
+    handle.join().unwrap();
+}
+
+#[test]
+fn the_most_nested_evaluation_fits_a_two_mib_stack() {
+    // In-place applicators nested 40 deep at every level of a recursive `items`: evaluations
+    // nest 41 per instance level, so the validator's own bound on nested evaluations (512)
+    // is what stops it, on the stack a tokio worker has (in a debug build too).
+    let handle = std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(|| {
+            let mut inner = json!({"type": "array", "items": {"$ref": "#/$defs/a"}});
+            for _ in 0..40 {
+                inner = json!({"allOf": [inner]});
+            }
+            let s = compile(json!({"$ref": "#/$defs/a", "$defs": {"a": inner}}));
+            let mut shallow = json!([]);
+            for _ in 0..10 {
+                shallow = json!([shallow]);
+            }
+            assert!(s.validate(&shallow).is_ok());
+            let mut deep = json!([]);
+            for _ in 0..100 {
+                deep = json!([deep]);
+            }
+            let v = s.validate(&deep).unwrap_err();
+            assert_eq!((v.instance_path(), v.keyword()), ("", "depth"));
+            assert!(v.message().contains("512"), "{v}");
         })
         .unwrap();
     handle.join().unwrap();

@@ -102,6 +102,28 @@ fn feed(
     Some(())
 }
 
+/// The hasher of a table keyed by [`hash`]'s output: the key is already a keyed hash, so it is
+/// taken as is.
+#[derive(Default)]
+pub(super) struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used; anything else is folded in rather than lost.
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
 /// Integers (and floats with an integral value within `i128`) hash as that integer, so that
 /// `1` and `1.0` agree; other floats by their bits (`-0.0` as `0`).
 fn hash_number(n: &Number, h: &mut impl Hasher) {

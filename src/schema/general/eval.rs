@@ -19,6 +19,7 @@
 
 use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 use serde_json::{Map, Number, Value};
 
@@ -31,9 +32,10 @@ use super::equal;
 use super::program::{Keywords, Node, NodeId, Program, ResourceId};
 use super::MAX_INSTANCE_DEPTH;
 
-/// How many subschema evaluations may nest: 128 instance levels with a few in-place applicators
-/// each, and far below what a 2 MiB worker stack holds.
-pub(super) const MAX_NESTED: u32 = 1_000;
+/// How many subschema evaluations may nest: a few in-place applicators at each of 128 instance
+/// levels, and what a 2 MiB worker stack holds even in a debug build
+/// (`tests/schema_general.rs::the_most_nested_evaluation_fits_a_two_mib_stack`).
+pub(super) const MAX_NESTED: u32 = 512;
 
 /// Validates `instance` against `program`'s root.
 pub(super) fn validate(
@@ -733,7 +735,9 @@ impl<'p, 'v> Eval<'p, 'v> {
     fn unique(&mut self, items: &[Value]) -> Result<bool, Stop<'v>> {
         const END: usize = usize::MAX;
         let keys = self.hash_keys.get_or_insert_with(RandomState::new).clone();
-        let mut heads: HashMap<u64, usize> = HashMap::with_capacity(items.len());
+        // Keyed by hashes already keyed per process: hashed again for nothing.
+        let mut heads: HashMap<u64, usize, BuildHasherDefault<equal::Prehashed>> =
+            HashMap::with_capacity_and_hasher(items.len(), BuildHasherDefault::default());
         let mut next: Vec<usize> = Vec::with_capacity(items.len());
         // The items lie one level below the array.
         let left = MAX_INSTANCE_DEPTH.saturating_sub(self.depth + 1);
