@@ -84,9 +84,21 @@ async fn every_notification_is_202_with_no_body() {
         assert_eq!(c.post(&modern).await.status.as_u16(), 202);
         // Anything else without an id is a request that lost it: refused, never dropped
         // silently (tests/http_refusals.rs).
-        let exit = json!({"jsonrpc": "2.0", "method": "exit"});
-        let r = c.post_plain(&exit, &[]).await;
-        assert_eq!((r.status.as_u16(), r.code()), (400, -32600));
+        // `exit` and `shutdown` included: on stdio an id-less `exit` ends the connection, here
+        // it is refused, naming the method, and the endpoint serves on.
+        for method in ["exit", "shutdown"] {
+            let lost = json!({"jsonrpc": "2.0", "method": method});
+            for headers in [&[][..], &[V][..]] {
+                let r = c.post_plain(&lost, headers).await;
+                assert_eq!(
+                    (r.status.as_u16(), r.code()),
+                    (400, -32600),
+                    "{method} {headers:?}"
+                );
+                assert_eq!(r.json()["error"]["data"]["method"], method);
+                assert!(r.json().get("id").is_none());
+            }
+        }
         assert_eq!(c.post_plain(&initialize(), &[]).await.status.as_u16(), 200);
     })
     .await;
