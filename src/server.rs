@@ -333,6 +333,16 @@ impl Server {
         self.inner.catalog.tool(name).map(|t| t.headers.as_slice())
     }
 
+    /// Whether a tool's `x-mcp-header` annotations are faulty (served under
+    /// [`HeaderFaults::RefuseCalls`](crate::HeaderFaults), every call refused as internal).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn tool_has_header_fault(&self, name: &str) -> bool {
+        self.inner
+            .catalog
+            .tool(name)
+            .is_some_and(|t| t.header_fault.is_some())
+    }
+
     /// The `tools/list` entry of a tool, exactly as advertised.
     pub fn advertised_tool(&self, name: &str) -> Option<&Value> {
         self.inner.catalog.tool(name).map(|t| &t.advertised)

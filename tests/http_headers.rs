@@ -5,7 +5,7 @@ mod rig;
 #[path = "support/spec.rs"]
 mod spec;
 
-use rig::{call, remove, rpc, set, spawn, Client, BOTH, MODERN};
+use rig::{call, lrpc, remove, rpc, set, spawn, Client, BOTH, LEGACY, MODERN};
 use serde_json::json;
 use spec::Spec;
 
@@ -151,6 +151,90 @@ async fn mcp_param_headers_mirror_annotated_arguments() {
             })
             .await;
         assert_eq!((r.status.as_u16(), r.code()), (400, HEADER_MISMATCH));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_mcp_param_header_naming_no_annotated_argument_is_a_mismatch() {
+    let spec = Spec::load(MODERN);
+    let refused = |r: &rig::Resp, header: &str| {
+        assert_eq!(
+            (r.status.as_u16(), r.code()),
+            (400, HEADER_MISMATCH),
+            "{header}: {:?}",
+            r.json()
+        );
+        let data = &r.json()["error"]["data"];
+        assert_eq!(data["header"], header);
+        assert!(data["reason"].as_str().unwrap().contains("x-mcp-header"));
+    };
+    each(async |c| {
+        // `strict` annotates nothing: its `place` travels in the body alone. Before, a header
+        // saying Lima was ignored and the call served as Oslo.
+        let strict = rpc(
+            "tools/call",
+            json!({"name": "strict", "arguments": {"place": "Oslo"}}),
+        );
+        let r = c.post(&strict).await;
+        assert_eq!(r.json()["result"]["content"][0]["text"], "sunny in Oslo");
+        for value in ["Lima", "Oslo"] {
+            let r = c
+                .post_with(&strict, |h| {
+                    h.push(("Mcp-Param-Place".into(), value.into()))
+                })
+                .await;
+            refused(&r, "mcp-param-place");
+            assert_eq!(r.json()["id"], 1);
+            spec.check("JSONRPCErrorResponse", &r.json());
+        }
+        // `get_weather` annotates place, days and metric, not note.
+        let body = call(json!({"place": "Oslo", "note": "x"}));
+        let r = c
+            .post_with(&body, |h| {
+                h.push(("Mcp-Param-Place".into(), "Oslo".into()));
+                h.push(("Mcp-Param-Note".into(), "x".into()));
+            })
+            .await;
+        refused(&r, "mcp-param-note");
+        // A header for a method that calls no tool, and for a tool that does not exist.
+        let r = c
+            .post_with(&rpc("tools/list", json!({})), |h| {
+                h.push(("Mcp-Param-Place".into(), "Lima".into()))
+            })
+            .await;
+        refused(&r, "mcp-param-place");
+        let nope = rpc("tools/call", json!({"name": "nope", "arguments": {}}));
+        let r = c
+            .post_with(&nope, |h| h.push(("Mcp-Param-Place".into(), "Lima".into())))
+            .await;
+        refused(&r, "mcp-param-place");
+        let r = c.post(&nope).await;
+        assert_eq!((r.status.as_u16(), r.code()), (200, -32602), "unknown tool");
+        // A tool whose own annotation is faulty stays a 500 whatever the caller's headers.
+        let broken = rpc("tools/call", json!({"name": "broken", "arguments": {}}));
+        let r = c
+            .post_with(&broken, |h| h.push(("Mcp-Param-P".into(), "x".into())))
+            .await;
+        assert_eq!((r.status.as_u16(), r.code()), (500, -32603));
+        // At 2025-11-25, where the headers are optional: present, they must name an
+        // annotated argument too.
+        let legacy = lrpc(
+            "tools/call",
+            json!({"name": "strict", "arguments": {"place": "Oslo"}}),
+        );
+        assert_eq!(c.post_plain(&legacy, &[]).await.status.as_u16(), 200);
+        for headers in [&[][..], &[("mcp-protocol-version", LEGACY)][..]] {
+            let mut with = headers.to_vec();
+            with.push(("mcp-param-place", "Lima"));
+            let r = c.post_plain(&legacy, &with).await;
+            refused(&r, "mcp-param-place");
+            let r = c.post_plain(&lrpc("tools/list", json!({})), &with).await;
+            refused(&r, "mcp-param-place");
+        }
+        let n = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let r = c.post_plain(&n, &[("mcp-param-place", "Lima")]).await;
+        refused(&r, "mcp-param-place");
     })
     .await;
 }

@@ -8,6 +8,8 @@ use std::borrow::Cow;
 use std::fmt;
 
 const SENTINEL_OPEN: &str = "=?base64?";
+/// The prefix of every `Mcp-Param-{Name}` header, as the map spells names (lower case).
+pub(crate) const PARAM_PREFIX: &str = "mcp-param-";
 const SENTINEL_CLOSE: &str = "?=";
 
 /// Why a header was refused (answered 400 with -32020).
@@ -23,6 +25,10 @@ pub(crate) enum HeaderError {
     Mismatch(String),
     /// It is present and the body has no such argument.
     Unexpected(String),
+    /// An `Mcp-Param-*` header that names no `x-mcp-header` argument of the tool the request
+    /// calls (or a request that calls no tool): a proxy would route on a value the server
+    /// never reads.
+    Unannotated(String),
 }
 
 impl HeaderError {
@@ -32,7 +38,8 @@ impl HeaderError {
             | HeaderError::Malformed(h)
             | HeaderError::Conflicting(h)
             | HeaderError::Mismatch(h)
-            | HeaderError::Unexpected(h) => h,
+            | HeaderError::Unexpected(h)
+            | HeaderError::Unannotated(h) => h,
         }
     }
 }
@@ -47,6 +54,10 @@ impl fmt::Display for HeaderError {
             HeaderError::Unexpected(h) => {
                 write!(f, "header {h} names an argument the body does not carry")
             }
+            HeaderError::Unannotated(h) => write!(
+                f,
+                "header {h} names no x-mcp-header argument of a tool this request calls"
+            ),
         }
     }
 }
@@ -162,17 +173,32 @@ pub(crate) struct Head<'h> {
     map: &'h HeaderMap,
     /// Indexed by [`Read`].
     seen: [Seen<'h>; NAMES.len()],
+    /// Whether any `Mcp-Param-*` header is present.
+    params: bool,
 }
 
 impl<'h> Head<'h> {
     pub(crate) fn scan(map: &'h HeaderMap) -> Head<'h> {
         let mut seen = [Seen::Absent; NAMES.len()];
+        let mut params = false;
         for (name, value) in map {
             if let Some(i) = NAMES.iter().position(|n| n == name) {
                 seen[i] = seen[i].and(value);
+            } else if name.as_str().starts_with(PARAM_PREFIX) {
+                params = true;
             }
         }
-        Head { map, seen }
+        Head { map, seen, params }
+    }
+
+    /// The name of every `Mcp-Param-*` header present, each once (lower case, as the map
+    /// spells it).
+    pub(crate) fn params(&self) -> impl Iterator<Item = &'h HeaderName> {
+        let map = self.map;
+        self.params
+            .then(move || map.keys().filter(|n| n.as_str().starts_with(PARAM_PREFIX)))
+            .into_iter()
+            .flatten()
     }
 
     /// The map the head was read from.
@@ -454,6 +480,9 @@ mod tests {
             ("accept", "3"),
             ("MCP-Protocol-Version", "v"),
             ("transfer-encoding", "chunked"),
+            ("Mcp-Param-Place", "Oslo"),
+            ("mcp-param-place", "Lima"),
+            ("mcp-params", "not a param header"),
         ]);
         let head = Head::scan(&m);
         let all = |v: Values<'_>| {
@@ -473,9 +502,13 @@ mod tests {
         ] {
             assert!(all(head.values(none)).is_empty() && !head.has(none));
         }
+        // Each `Mcp-Param-*` name once, however often it is repeated.
+        let params: Vec<&str> = head.params().map(HeaderName::as_str).collect();
+        assert_eq!(params, ["mcp-param-place"]);
         let empty = HeaderMap::new();
         let bare = Head::scan(&empty);
         assert!(!bare.has(Read::McpName) && !bare.has(Read::TransferEncoding));
+        assert_eq!(bare.params().count(), 0);
     }
 
     #[test]

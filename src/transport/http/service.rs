@@ -518,7 +518,10 @@ impl HttpService {
     }
 
     /// `Mcp-Name` and the `Mcp-Param-*` headers of a tool call: required at 2026-07-28; at
-    /// 2025-11-25, which defines none of them, checked against the body when present.
+    /// 2025-11-25, which defines none of them, checked against the body when present. At both,
+    /// an `Mcp-Name` on a method that names nothing, and an `Mcp-Param-*` that names no
+    /// `x-mcp-header` argument of the called tool (or sits on a request that calls no tool),
+    /// are refused: a proxy would route on what the server never reads.
     fn check_names(
         &self,
         head: &Head<'_>,
@@ -532,16 +535,18 @@ impl HttpService {
             _ if head.has(Read::McpName) => {
                 return Err(HeaderError::Unexpected(Read::McpName.name().to_string()))
             }
-            _ => return Ok(()),
+            _ => return params_named_in(head, &[]),
         };
         let params = m.params.as_ref();
         let named = params.and_then(|p| p.text(field));
         head.require_eq(Read::McpName, Encoding::MayEncode, named, presence)?;
         if m.method != "tools/call" {
-            return Ok(());
+            return params_named_in(head, &[]);
         }
-        let Some(annotated) = named.and_then(|n| self.config.server.tool_headers(n)) else {
-            return Ok(());
+        let server = &self.config.server;
+        let Some((name, annotated)) = named.and_then(|n| Some((n, server.tool_headers(n)?))) else {
+            // No such tool: it has no annotated argument for a header to name.
+            return params_named_in(head, &[]);
         };
         let args = params
             .and_then(|p| p.arguments.as_ref())
@@ -550,8 +555,28 @@ impl HttpService {
             let arg = args.and_then(|a| a.get(&**property));
             headers::check_param(head.map(), header, arg, presence)?;
         }
-        Ok(())
+        match params_named_in(head, annotated) {
+            // A tool whose own annotations are faulty is refused as an internal error when it
+            // is called (500, the diagnosis logged): the caller's headers are not at fault.
+            Err(_) if server.tool_has_header_fault(name) => Ok(()),
+            checked => checked,
+        }
     }
+}
+
+/// Every `Mcp-Param-*` header must name one of `annotated` (the called tool's `x-mcp-header`
+/// names, compared case-insensitively as header names are).
+fn params_named_in(head: &Head<'_>, annotated: &[(String, Arc<str>)]) -> Result<(), HeaderError> {
+    for name in head.params() {
+        let suffix = &name.as_str()[headers::PARAM_PREFIX.len()..];
+        if !annotated
+            .iter()
+            .any(|(h, _)| h.eq_ignore_ascii_case(suffix))
+        {
+            return Err(HeaderError::Unannotated(name.to_string()));
+        }
+    }
+    Ok(())
 }
 
 /// Whether the request's `MCP-Protocol-Version` names 2026-07-28 (in any of its values).
