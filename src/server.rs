@@ -309,8 +309,9 @@ impl Server {
         }
     }
 
-    /// The revision a decoded request is served at, or the -32602/-32022 its `_meta` earns:
-    /// the HTTP transport needs it before routing, to tell a malformed envelope (400) from a
+    /// The revision a decoded request is served at, or the -32602/-32022 its `_meta` earns
+    /// (and the -32602 of a 2025-11-25 `initialize` whose params break its schema): the HTTP
+    /// transport needs it before routing, to tell a malformed envelope (400) from a
     /// request-level error (200).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn revision_for(
@@ -323,6 +324,9 @@ impl Server {
                 "_meta belongs in params",
                 serde_json::json!({ "field": "_meta", "expected": "params._meta" }),
             ));
+        }
+        if message.method == "initialize" && era.bare_is_legacy {
+            route::check_initialize(message.params.as_ref())?;
         }
         route::revision_of(message, era)
     }

@@ -68,6 +68,95 @@ async fn initialize_without_a_header_is_answered_statelessly() {
 }
 
 #[tokio::test]
+async fn a_malformed_initialize_is_400_invalid_params_and_real_openers_are_answered() {
+    let spec = Spec::load(LEGACY);
+    let cap = 1024 * 1024;
+    let with = |edit: &dyn Fn(&mut Value)| {
+        let mut m = initialize();
+        edit(&mut m["params"]);
+        m
+    };
+    let without = |member: &'static str| {
+        with(&move |p: &mut Value| {
+            p.as_object_mut().unwrap().remove(member);
+        })
+    };
+    let mut no_params = initialize();
+    no_params.as_object_mut().unwrap().remove("params");
+    let malformed = [
+        (no_params, "params"),
+        (
+            with(&|p| p["protocolVersion"] = Value::Null),
+            "params.protocolVersion",
+        ),
+        (
+            with(&|p| p["protocolVersion"] = json!(20251125)),
+            "params.protocolVersion",
+        ),
+        (without("protocolVersion"), "params.protocolVersion"),
+        (without("capabilities"), "params.capabilities"),
+        (
+            with(&|p| p["capabilities"] = json!([])),
+            "params.capabilities",
+        ),
+        (
+            with(&|p| p["capabilities"] = json!({"sampling": "yes"})),
+            "params.capabilities.sampling",
+        ),
+        (without("clientInfo"), "params.clientInfo"),
+        (
+            with(&|p| p["clientInfo"] = json!({"version": "1"})),
+            "params.clientInfo.name",
+        ),
+        (
+            with(&|p| p["clientInfo"] = json!({"name": "c", "version": 1})),
+            "params.clientInfo.version",
+        ),
+    ];
+    // A huge protocolVersion: of the wrong type it is refused, as a string it is a revision
+    // this server does not know, answered with its own; neither is echoed.
+    let huge = "9".repeat(cap - 4096);
+    let huge_wrong = with(&|p| p["protocolVersion"] = json!([huge]));
+    let huge_string = with(&|p| p["protocolVersion"] = json!(huge));
+    // TS SDK 1.x's opener, and openers with what the schema allows beyond the required.
+    let rich = with(&|p| {
+        p["capabilities"] = json!({"roots": {"listChanged": true}, "sampling": {},
+            "elicitation": {"form": {}, "url": {}}, "experimental": {}, "x-own": 1});
+        p["clientInfo"] = json!({"name": "inspector", "version": "2.12.0",
+            "title": "Inspector", "websiteUrl": "https://example.com", "x": true});
+        p["_meta"] = json!({"progressToken": "t"});
+        p["extra"] = json!(null);
+    });
+    each(rig::service(), async |c| {
+        for headers in [&[][..], &[V][..]] {
+            for (body, field) in &malformed {
+                let r = c.post_plain(body, headers).await;
+                assert_eq!(
+                    (r.status.as_u16(), r.code()),
+                    (400, -32602),
+                    "{field} {headers:?} {:?}",
+                    c.proto
+                );
+                assert_eq!(r.json()["error"]["data"]["field"], *field);
+                assert_eq!(r.json()["id"], 0);
+                spec.check("JSONRPCErrorResponse", &r.json());
+            }
+            let r = c.post_plain(&huge_wrong, headers).await;
+            assert_eq!((r.status.as_u16(), r.code()), (400, -32602));
+            assert!(r.body.len() < 4096, "{}", r.body.len());
+            for ok in [&initialize(), &huge_string, &rich] {
+                let r = c.post_plain(ok, headers).await;
+                assert_eq!(r.status.as_u16(), 200, "{:?}", r.json());
+                spec.check_response("InitializeResult", &r.json());
+                assert_eq!(r.json()["result"]["protocolVersion"], LEGACY);
+                assert!(r.body.len() < 4096, "{}", r.body.len());
+            }
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn every_notification_is_202_with_no_body() {
     each(rig::service(), async |c| {
         let n = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});

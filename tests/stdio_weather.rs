@@ -118,6 +118,127 @@ async fn legacy_session_initialize_ping_and_envelope() {
     );
 }
 
+/// `initialize` params that break the 2025-11-25 `InitializeRequest` schema, each with the
+/// member a refusal names.
+fn malformed_initialize_params() -> Vec<(Option<Value>, &'static str)> {
+    let info = json!({"name": "t", "version": "1"});
+    let with = |edit: &dyn Fn(&mut Value)| {
+        let mut p = json!({"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": info});
+        edit(&mut p);
+        Some(p)
+    };
+    vec![
+        (None, "params"),
+        (Some(json!({})), "params.protocolVersion"),
+        (
+            with(&|p| p["protocolVersion"] = Value::Null),
+            "params.protocolVersion",
+        ),
+        (
+            with(&|p| p["protocolVersion"] = json!(20251125)),
+            "params.protocolVersion",
+        ),
+        (
+            with(&|p| {
+                p.as_object_mut().unwrap().remove("protocolVersion");
+            }),
+            "params.protocolVersion",
+        ),
+        (
+            with(&|p| {
+                p.as_object_mut().unwrap().remove("capabilities");
+            }),
+            "params.capabilities",
+        ),
+        (
+            with(&|p| p["capabilities"] = json!("all")),
+            "params.capabilities",
+        ),
+        (
+            with(&|p| p["capabilities"] = json!({"roots": true})),
+            "params.capabilities.roots",
+        ),
+        (
+            with(&|p| {
+                p.as_object_mut().unwrap().remove("clientInfo");
+            }),
+            "params.clientInfo",
+        ),
+        (
+            with(&|p| p["clientInfo"] = json!("t 1")),
+            "params.clientInfo",
+        ),
+        (
+            with(&|p| p["clientInfo"] = json!({"name": "t"})),
+            "params.clientInfo.version",
+        ),
+        (
+            with(&|p| p["clientInfo"] = json!({"name": 7, "version": "1"})),
+            "params.clientInfo.name",
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn initialize_is_held_to_its_schema_and_the_stream_goes_on() {
+    let l = Spec::load(LEGACY);
+    let mut c = weather();
+    for (i, (params, field)) in malformed_initialize_params().into_iter().enumerate() {
+        let id = 100 + i as i64;
+        let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": "initialize"});
+        if let Some(p) = params {
+            msg["params"] = p;
+        }
+        let r = c.request(msg).await;
+        assert_eq!(code(&r), -32602, "{field}: {r}");
+        assert_eq!(r["error"]["data"]["field"], field, "{r}");
+        l.check("JSONRPCErrorResponse", &r);
+    }
+    // A huge protocolVersion of the wrong type: refused, and not echoed.
+    let huge = "9".repeat(512 * 1024);
+    let wrong = req(
+        200,
+        "initialize",
+        json!({"protocolVersion": [huge], "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    let r = c.request(wrong).await;
+    assert_eq!(code(&r), -32602);
+    assert!(r.to_string().len() < 4096, "{}", r.to_string().len());
+    // A huge string is a revision this server does not know: answered with the one it speaks,
+    // the string not echoed.
+    let unknown = req(
+        201,
+        "initialize",
+        json!({"protocolVersion": huge, "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    let r = c.request(unknown).await;
+    l.check_response("InitializeResult", &r);
+    assert_eq!(r["result"]["protocolVersion"], LEGACY);
+    assert!(r.to_string().len() < 4096, "{}", r.to_string().len());
+    // What real clients send is answered: members the schema names but does not require,
+    // capabilities of the client's own, members no schema names.
+    let rich = req(
+        202,
+        "initialize",
+        json!({"protocolVersion": LEGACY,
+            "capabilities": {"roots": {"listChanged": true}, "sampling": {},
+                "elicitation": {"form": {}}, "experimental": {}, "x-own": true},
+            "clientInfo": {"name": "inspector", "version": "2.12.0", "title": "Inspector",
+                "websiteUrl": "https://example.com", "extra": 1},
+            "_meta": {"progressToken": 1},
+            "extra": [1]}),
+    );
+    let r = c.request(rich).await;
+    l.check_response("InitializeResult", &r);
+    assert_eq!(r["result"]["protocolVersion"], LEGACY);
+    // The stream went on through every refusal.
+    let t = c.request(req(203, "tools/list", json!({}))).await;
+    l.check_response("ListToolsResult", &t);
+    assert!(c.unsolicited.is_empty(), "{:?}", c.unsolicited);
+}
+
 #[tokio::test]
 async fn modern_requests_carry_the_envelope_and_cache_hints() {
     let m = Spec::load(MODERN);

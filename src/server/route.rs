@@ -83,6 +83,9 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: E
         }
         "initialize" => {
             counted(Some(Revision::V2025_11_25));
+            if let Err(e) = check_initialize(m.params.as_ref()) {
+                return fail(e);
+            }
             return ok_bare(&id, initialize(inner));
         }
         _ => {}
@@ -440,6 +443,65 @@ fn initialize(inner: &Inner) -> Map<String, Value> {
         r.insert("instructions".into(), Value::String(i.clone()));
     }
     r
+}
+
+/// A 2025-11-25 `initialize` held to its schema (`InitializeRequest`): `params` present, with
+/// `protocolVersion` a string, `capabilities` an object (each capability that revision defines
+/// an object when present), and `clientInfo` an `Implementation` (`name` and `version`
+/// strings). Members the schema does not name are not refused, and any string is a
+/// `protocolVersion`: one this server does not know is answered with the version it speaks.
+///
+/// # Errors
+/// -32602 naming the member at fault; the caller's value is never echoed.
+pub(super) fn check_initialize(params: Option<&Params<'_>>) -> Result<(), RpcError> {
+    let Some(params) = params else {
+        return Err(initialize_fault("params", "is required"));
+    };
+    let params = &params.rest;
+    required_string(params, "protocolVersion", "params.protocolVersion")?;
+    let caps = required_object(params, "capabilities", "params.capabilities")?;
+    // The capabilities 2025-11-25 defines are objects; a client's own may be anything.
+    for k in ["elicitation", "experimental", "roots", "sampling", "tasks"] {
+        if caps.get(k).is_some_and(|v| !v.is_object()) {
+            let field = format!("params.capabilities.{k}");
+            return Err(initialize_fault(&field, "must be an object"));
+        }
+    }
+    let info = required_object(params, "clientInfo", "params.clientInfo")?;
+    required_string(info, "name", "params.clientInfo.name")?;
+    required_string(info, "version", "params.clientInfo.version")?;
+    Ok(())
+}
+
+/// `obj[key]`, which must be present and a string (`field` is its path, for the refusal).
+fn required_string(obj: &Map<String, Value>, key: &str, field: &str) -> Result<(), RpcError> {
+    match obj.get(key) {
+        Some(Value::String(_)) => Ok(()),
+        Some(_) => Err(initialize_fault(field, "must be a string")),
+        None => Err(initialize_fault(field, "is required")),
+    }
+}
+
+/// `obj[key]`, which must be present and an object (`field` is its path, for the refusal).
+fn required_object<'v>(
+    obj: &'v Map<String, Value>,
+    key: &str,
+    field: &str,
+) -> Result<&'v Map<String, Value>, RpcError> {
+    match obj.get(key) {
+        Some(Value::Object(o)) => Ok(o),
+        Some(_) => Err(initialize_fault(field, "must be an object")),
+        None => Err(initialize_fault(field, "is required")),
+    }
+}
+
+/// The -32602 for an `initialize` whose params break its schema: the member and what is
+/// wrong with it, never the value sent.
+fn initialize_fault(field: &str, problem: &str) -> RpcError {
+    RpcError::invalid_params(
+        format!("{field} {problem}"),
+        json!({ "field": field, "method": "initialize" }),
+    )
 }
 
 fn name_param<'a>(params: &'a Params<'_>, field: &'static str) -> Result<&'a str, RpcError> {
