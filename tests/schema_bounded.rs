@@ -321,3 +321,36 @@ fn a_cycle_of_references_that_never_moves_into_the_instance_is_refused_at_startu
         .unwrap_err();
     assert_eq!((v.instance_path(), v.keyword()), ("/next", "required"));
 }
+
+#[test]
+fn a_chain_of_references_under_unevaluated_compiles_and_validates_linearly() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // `d0` → `anyOf` of two references to `d1` → … → `dN`, each level with
+    // `unevaluatedProperties`: the `jsonschema` crate's validator took time exponential in N to
+    // build (seconds at 12); here compiling is a walk and each level is evaluated once.
+    let mut steps = Vec::new();
+    for n in [10usize, 20, 40] {
+        let mut defs = serde_json::Map::new();
+        for i in 0..n {
+            let next = format!("#/$defs/d{}", i + 1);
+            defs.insert(
+                format!("d{i}"),
+                json!({"anyOf": [{"$ref": next}, {"$ref": next}], "unevaluatedProperties": false}),
+            );
+        }
+        defs.insert(
+            format!("d{n}"),
+            json!({"properties": {"a": {"type": "integer"}}}),
+        );
+        let schema = compile(&json!({"$ref": "#/$defs/d0", "$defs": defs}));
+        assert!(schema.validate(&json!({"a": 1})).is_ok());
+        let cost = measure(&schema, &json!({"a": 1, "b": 2}));
+        let v = cost.verdict.unwrap_err();
+        assert_eq!((v.instance_path(), v.keyword()), ("", "anyOf"));
+        steps.push(cost.steps);
+    }
+    assert!(
+        steps[2] <= steps[1] * 3 && steps[1] <= steps[0] * 3,
+        "{steps:?}"
+    );
+}
