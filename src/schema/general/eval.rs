@@ -17,7 +17,6 @@
 //! Annotations (which members and items were evaluated, for `unevaluatedProperties` and
 //! `unevaluatedItems`) are collected only below a node that has one of those keywords.
 
-use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
@@ -400,7 +399,8 @@ struct Eval<'p, 'v> {
     /// `$dynamicRef` could land differently. Always 0 without one.
     scope_id: u32,
     scopes: HashMap<Vec<ResourceId>, u32>,
-    hash_keys: Option<RandomState>,
+    /// The hashes of `uniqueItems`, made at the first one.
+    hashes: Option<equal::Hashes>,
 }
 
 impl<'p, 'v> Eval<'p, 'v> {
@@ -415,7 +415,7 @@ impl<'p, 'v> Eval<'p, 'v> {
             scope,
             scope_id: 0,
             scopes: HashMap::new(),
-            hash_keys: None,
+            hashes: None,
         };
         if program.dynamic {
             eval.scope_id = eval.intern_scope();
@@ -733,8 +733,18 @@ impl<'p, 'v> Eval<'p, 'v> {
     /// sharing its hash (a chain threaded through `next`, so one entry per item and no
     /// allocation per bucket).
     fn unique(&mut self, items: &[Value]) -> Result<bool, Stop<'v>> {
+        let mut hashes = self.hashes.take().unwrap_or_else(equal::Hashes::new);
+        let outcome = self.unique_with(&mut hashes, items);
+        self.hashes = Some(hashes);
+        outcome
+    }
+
+    fn unique_with(
+        &mut self,
+        hashes: &mut equal::Hashes,
+        items: &[Value],
+    ) -> Result<bool, Stop<'v>> {
         const END: usize = usize::MAX;
-        let keys = self.hash_keys.get_or_insert_with(RandomState::new).clone();
         // Keyed by hashes already keyed per process: hashed again for nothing.
         let mut heads: HashMap<u64, usize, BuildHasherDefault<equal::Prehashed>> =
             HashMap::with_capacity_and_hasher(items.len(), BuildHasherDefault::default());
@@ -742,7 +752,7 @@ impl<'p, 'v> Eval<'p, 'v> {
         // The items lie one level below the array.
         let left = MAX_INSTANCE_DEPTH.saturating_sub(self.depth + 1);
         for (i, item) in items.iter().enumerate() {
-            let h = equal::hash(&keys, item, &mut self.work, left);
+            let h = equal::hash(hashes, item, &mut self.work, left);
             self.tick(0)?;
             let h = h.ok_or(Stop::Abort(Abort::Depth))?;
             let head = heads.insert(h, i).unwrap_or(END);
