@@ -29,9 +29,9 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{json, Map, Value};
 
-/// Random schemas per run, and instances per schema. A schema costs two `jsonschema` builds
-/// (the oracle and the meta-schema check in `Schema::compile`), a few milliseconds each in a
-/// debug build; validating is cheaper. The run takes about ten seconds on one core.
+/// Random schemas per run, and instances per schema. A schema costs the oracle's build and
+/// the meta-schema check of `Schema::compile`, a few milliseconds in a debug build; validating
+/// is cheaper. The run takes about ten seconds on one core.
 const SCHEMAS: u32 = 3_000;
 const INSTANCES_PER_SCHEMA: usize = 16;
 
@@ -138,10 +138,10 @@ struct Gen<'t> {
     anchored: Vec<bool>,
     /// The `$defs` entry carrying `"$dynamicAnchor": "dyn"`, if any.
     dynamic: Option<usize>,
-    /// References left to place. The `jsonschema` crate's build (the meta-schema check of
-    /// `Schema::compile` too) takes time exponential in the nesting of references under
-    /// `unevaluated*` (a chain of 12 `$defs`, each an `anyOf` of two references to the next
-    /// with `unevaluatedProperties`, takes seconds); a few per schema keep every build short.
+    /// References left to place. The oracle's build takes time exponential in the nesting of
+    /// references under `unevaluated*` (a chain of 12 `$defs`, each an `anyOf` of two
+    /// references to the next with `unevaluatedProperties`, takes seconds; `Schema::compile`
+    /// checks the meta-schema alone and is not slowed); a few per schema keep every build short.
     refs_left: u32,
 }
 
