@@ -11,6 +11,7 @@
 //! instance. [`eval`] validates: reference targets memoised per value, one violation, under a
 //! [`Budget`].
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -28,8 +29,9 @@ mod scan;
 /// How deep into an instance the general validator follows it. The validator recurses along the
 /// instance where a schema refers to itself (`$ref`) or compares values (`enum`, `const`,
 /// `uniqueItems`), so this bounds its stack: where it would go deeper, the instance is refused
-/// with keyword `depth`. The wire already refuses frames nested deeper than 64 levels.
-pub const MAX_INSTANCE_DEPTH: usize = 128;
+/// with keyword `depth`. The wire refuses frames nested deeper than 64 levels, so no request's
+/// arguments reach it.
+pub const MAX_INSTANCE_DEPTH: usize = 64;
 
 /// A compiled general schema and the top-level property names it declares.
 #[derive(Debug)]
@@ -85,17 +87,17 @@ fn build_error(raw: &Value, e: &jsonschema::ValidationError<'_>) -> SchemaError 
 /// `dependentSchemas`, and the targets of `$ref`/`$dynamicRef`), first declaration first.
 fn declared(raw: &Value, scan: &scan::Scan) -> Box<[(Arc<str>, Property)]> {
     let mut out: Vec<(Arc<str>, Property)> = Vec::new();
-    let mut visited: Vec<String> = Vec::new();
+    let mut names: HashSet<String> = HashSet::new();
+    let mut visited: HashSet<String> = HashSet::new();
     let mut pending: Vec<(String, &Value, usize)> = vec![(String::new(), raw, 0)];
     while let Some((at, schema, depth)) = pending.pop() {
-        if depth > MAX_DEPTH || visited.contains(&at) {
+        if depth > MAX_DEPTH || !visited.insert(at.clone()) {
             continue;
         }
-        visited.push(at.clone());
         let Value::Object(map) = schema else { continue };
         if let Some(Value::Object(props)) = map.get("properties") {
             for (name, sub) in props {
-                if out.iter().any(|(k, _)| &**k == name) {
+                if !names.insert(name.clone()) {
                     continue;
                 }
                 let mut node = Node::empty();

@@ -31,10 +31,17 @@ use super::equal;
 use super::program::{Keywords, Node, NodeId, Program, ResourceId};
 use super::MAX_INSTANCE_DEPTH;
 
-/// How many subschema evaluations may nest: a few in-place applicators at each of 128 instance
+/// How many subschema evaluations may nest: four in-place applicators at each of 64 instance
 /// levels, and what a 2 MiB worker stack holds even in a debug build
 /// (`tests/schema_general.rs::the_most_nested_evaluation_fits_a_two_mib_stack`).
-pub(super) const MAX_NESTED: u32 = 512;
+pub(super) const MAX_NESTED: u32 = 256;
+
+/// The most the memo table of one validation may hold: 4 MiB, some 100,000 verdicts. Past it a
+/// value that meets a subschema again is evaluated again, charged to the budget.
+pub(super) const MEMO_BYTES: usize = 4 << 20;
+
+/// What one entry costs the table, its share of empty slots included.
+const MEMO_ENTRY_BYTES: usize = 48;
 
 /// Validates `instance` against `program`'s root.
 pub(super) fn validate(
@@ -362,6 +369,12 @@ struct Ann {
 
 type Evaluated = Option<Box<Ann>>;
 
+/// The words of bitset a merge of `from` reads.
+fn merge_cost(from: &Evaluated) -> u64 {
+    from.as_ref()
+        .map_or(0, |a| (a.members.words.len() + a.items.words.len()) as u64)
+}
+
 fn merge(into: &mut Evaluated, from: Evaluated) {
     match (into.as_mut(), from) {
         (_, None) => {}
@@ -392,6 +405,8 @@ struct Eval<'p, 'v> {
     /// How deep in the instance the value being evaluated lies (the root is 0).
     depth: usize,
     memo: HashMap<(NodeId, u32, usize), Memo<'v>>,
+    /// What the memo holds, by [`MEMO_ENTRY_BYTES`] and what its entries point to.
+    memo_bytes: usize,
     /// The resources entered so far, each once, outermost first (the dynamic scope as far as
     /// `$dynamicRef` can tell).
     scope: Vec<ResourceId>,
@@ -412,6 +427,7 @@ impl<'p, 'v> Eval<'p, 'v> {
             nested: 0,
             depth: 0,
             memo: HashMap::new(),
+            memo_bytes: 0,
             scope,
             scope_id: 0,
             scopes: HashMap::new(),
@@ -424,6 +440,7 @@ impl<'p, 'v> Eval<'p, 'v> {
     }
 
     fn intern_scope(&mut self) -> u32 {
+        self.work += self.scope.len() as u64;
         let next = self.scopes.len() as u32;
         *self.scopes.entry(self.scope.clone()).or_insert(next)
     }
@@ -456,18 +473,15 @@ impl<'p, 'v> Eval<'p, 'v> {
             Node::Schema(k) => &**k,
         };
         let key = (id, self.scope_id, v as *const Value as usize);
-        // An empty array or object costs the schema's size and no more: not worth an entry.
-        let memoised = k.memoised
-            && match v {
-                Value::Array(items) => !items.is_empty(),
-                Value::Object(map) => !map.is_empty(),
-                _ => false,
-            };
-        if memoised {
+        if k.memoised {
             match self.memo.get(&key) {
                 Some(Memo::Failed(f)) => return Err(Stop::Fail(f.clone())),
-                Some(Memo::Collected(e)) => return Ok(if collect { e.clone() } else { None }),
-                Some(Memo::Passed) if !collect => return Ok(None),
+                Some(Memo::Collected(e)) if collect => {
+                    let e = e.clone();
+                    self.tick(merge_cost(&e))?;
+                    return Ok(e);
+                }
+                Some(Memo::Collected(_) | Memo::Passed) if !collect => return Ok(None),
                 _ => {}
             }
         }
@@ -487,16 +501,34 @@ impl<'p, 'v> Eval<'p, 'v> {
             self.scope_id = outer_scope;
         }
         self.nested -= 1;
-        if memoised {
-            let memo = match &outcome {
-                Ok(e) if collect => Memo::Collected(e.clone()),
-                Ok(_) => Memo::Passed,
-                Err(Stop::Fail(f)) => Memo::Failed(f.clone()),
-                Err(Stop::Abort(_)) => return outcome,
-            };
-            self.memo.insert(key, memo);
+        if k.memoised {
+            self.remember(key, &outcome);
         }
         outcome
+    }
+
+    /// Keeps a reference target's verdict on a value, while the table has room: past
+    /// [`MEMO_BYTES`] a repeated evaluation is done again, and the budget bounds it.
+    fn remember(&mut self, key: (NodeId, u32, usize), outcome: &Outcome<'v>) {
+        let (memo, bytes) = match outcome {
+            Ok(e) => match e {
+                Some(ann) => (
+                    Memo::Collected(e.clone()),
+                    MEMO_ENTRY_BYTES + 64 + 8 * (ann.members.words.len() + ann.items.words.len()),
+                ),
+                None => (Memo::Passed, MEMO_ENTRY_BYTES),
+            },
+            Err(Stop::Fail(f)) => (
+                Memo::Failed(f.clone()),
+                MEMO_ENTRY_BYTES + 64 + 16 * f.path.len(),
+            ),
+            Err(Stop::Abort(_)) => return,
+        };
+        if self.memo_bytes + bytes > MEMO_BYTES {
+            return;
+        }
+        self.memo_bytes += bytes;
+        self.memo.insert(key, memo);
     }
 
     fn keywords(&mut self, id: NodeId, k: &'p Keywords, v: &'v Value, want: bool) -> Outcome<'v> {
@@ -556,6 +588,13 @@ impl<'p, 'v> Eval<'p, 'v> {
             }
         }
         Ok(if want { evaluated } else { None })
+    }
+
+    /// Merges a subschema's annotations into `evaluated`, charging the bitset words read.
+    fn merge(&mut self, evaluated: &mut Evaluated, from: Evaluated) -> Result<(), Stop<'v>> {
+        self.tick(merge_cost(&from))?;
+        merge(evaluated, from);
+        Ok(())
     }
 
     /// Applies `id` to a value one level below the current one, refusing past the instance
@@ -786,14 +825,17 @@ impl<'p, 'v> Eval<'p, 'v> {
         if k.min_properties.is_some_and(|m| len < m) {
             return Err(Self::fail(id, Kw::MinProperties, v));
         }
+        // Names are distinct, so at most `len + 1` are looked up before one is missing.
         for (i, name) in k.required.iter().enumerate() {
+            self.tick(1)?;
             if !map.contains_key(&**name) {
                 return Err(Self::fail(id, Kw::Required(i), v));
             }
         }
-        for (i, (name, list)) in k.dependent_required.iter().enumerate() {
-            if map.contains_key(&**name) {
-                if let Some(j) = list.iter().position(|r| !map.contains_key(&**r)) {
+        for i in self.dependents(&k.dependent_required, map)? {
+            for (j, r) in k.dependent_required[i].1.iter().enumerate() {
+                self.tick(1)?;
+                if !map.contains_key(&**r) {
                     return Err(Self::fail(id, Kw::DependentRequired(i, j), v));
                 }
             }
@@ -826,10 +868,19 @@ impl<'p, 'v> Eval<'p, 'v> {
                     e.members.set(i);
                 }
             }
+        } else if map.len() < k.properties.len() {
+            // Both sides are sorted by name: walking the smaller one finds the same failure
+            // first, and an object with few members costs few steps whatever the schema declares.
+            for (key, member) in map {
+                self.tick(1)?;
+                if let Some(p) = k.property(key) {
+                    self.child(p, member, Seg::Key(key), Kw::False)?;
+                }
+            }
         } else {
             for (name, p) in k.properties.iter() {
+                self.tick(1)?;
                 if let Some((key, member)) = map.get_key_value(&**name) {
-                    self.tick(1)?;
                     self.child(*p, member, Seg::Key(key), Kw::False)?;
                 }
             }
@@ -840,7 +891,14 @@ impl<'p, 'v> Eval<'p, 'v> {
                 // The name is a value of its own, outside the instance: evaluated apart, with
                 // its own (empty) memo and this budget's remainder.
                 let name = Value::String(key.clone());
-                let mut apart = Eval::new(self.program, self.limit - self.work, self.scope.clone());
+                let mut apart = Eval::new(
+                    self.program,
+                    self.limit.saturating_sub(self.work),
+                    self.scope.clone(),
+                );
+                // It nests where it is applied: the stack it runs on is this one.
+                apart.nested = self.nested;
+                apart.depth = self.depth + 1;
                 let verdict = apart.node(names, &name, false);
                 self.work += apart.work;
                 match verdict {
@@ -856,13 +914,40 @@ impl<'p, 'v> Eval<'p, 'v> {
                 }
             }
         }
-        for (name, s) in k.dependent_schemas.iter() {
-            if map.contains_key(&**name) {
-                let e = self.node(*s, v, evaluated.is_some())?;
-                merge(evaluated, e);
-            }
+        for i in self.dependents(&k.dependent_schemas, map)? {
+            let e = self.node(k.dependent_schemas[i].1, v, evaluated.is_some())?;
+            self.merge(evaluated, e)?;
         }
         Ok(())
+    }
+
+    /// The indices of the entries of `table` (sorted by name) whose name is a member of `map`,
+    /// in name order, found by walking the smaller of the two.
+    fn dependents<T>(
+        &mut self,
+        table: &[(Box<str>, T)],
+        map: &Map<String, Value>,
+    ) -> Result<Vec<usize>, Stop<'v>> {
+        if table.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut found = Vec::new();
+        if map.len() < table.len() {
+            for key in map.keys() {
+                self.tick(1)?;
+                if let Ok(i) = table.binary_search_by(|(name, _)| (**name).cmp(key.as_str())) {
+                    found.push(i);
+                }
+            }
+        } else {
+            for (i, (name, _)) in table.iter().enumerate() {
+                self.tick(1)?;
+                if map.contains_key(&**name) {
+                    found.push(i);
+                }
+            }
+        }
+        Ok(found)
     }
 
     /// The applicators that apply subschemas to `v` itself.
@@ -876,16 +961,17 @@ impl<'p, 'v> Eval<'p, 'v> {
     ) -> Result<(), Stop<'v>> {
         if let Some(r) = k.reference {
             let e = self.node(r, v, collect)?;
-            merge(evaluated, e);
+            self.merge(evaluated, e)?;
         }
         if let Some(d) = &k.dynamic_reference {
+            self.tick(self.scope.len() as u64)?;
             let target = self.program.dynamic_target(d, &self.scope);
             let e = self.node(target, v, collect)?;
-            merge(evaluated, e);
+            self.merge(evaluated, e)?;
         }
         for &s in k.all_of.iter() {
             let e = self.node(s, v, collect)?;
-            merge(evaluated, e);
+            self.merge(evaluated, e)?;
         }
         if !k.any_of.is_empty() {
             let mut any = false;
@@ -893,7 +979,7 @@ impl<'p, 'v> Eval<'p, 'v> {
                 match self.node(s, v, collect) {
                     Ok(e) => {
                         any = true;
-                        merge(evaluated, e);
+                        self.merge(evaluated, e)?;
                         if !collect {
                             break;
                         }
@@ -921,7 +1007,7 @@ impl<'p, 'v> Eval<'p, 'v> {
                 }
             }
             match passed {
-                Some(e) => merge(evaluated, e),
+                Some(e) => self.merge(evaluated, e)?,
                 None => return Err(Self::fail(id, Kw::OneOfNone, v)),
             }
         }
@@ -935,16 +1021,16 @@ impl<'p, 'v> Eval<'p, 'v> {
         if let Some(i) = k.if_ {
             match self.node(i, v, collect) {
                 Ok(e) => {
-                    merge(evaluated, e);
+                    self.merge(evaluated, e)?;
                     if let Some(t) = k.then_ {
                         let e = self.node(t, v, collect)?;
-                        merge(evaluated, e);
+                        self.merge(evaluated, e)?;
                     }
                 }
                 Err(Stop::Fail(_)) => {
                     if let Some(t) = k.else_ {
                         let e = self.node(t, v, collect)?;
-                        merge(evaluated, e);
+                        self.merge(evaluated, e)?;
                     }
                 }
                 Err(abort) => return Err(abort),
@@ -969,29 +1055,112 @@ fn type_matches(mask: u8, v: &Value) -> bool {
     }
 }
 
-/// Whether `n` is an integer multiple of `m`: exactly for integers, and for other numbers when
-/// the quotient is within rounding of an integer (`0.3` is a multiple of `0.1`).
+/// Whether `n` is an integer multiple of `m`, exactly, in the decimal the JSON text wrote:
+/// `0.3` is a multiple of `0.1`, `9007199254740993` is not one of `2.0`, `1e20` is not one of
+/// `0.3`. (Floats are read back as their shortest decimal, which is what a sender wrote.)
 fn is_multiple(n: &Number, m: &Number) -> bool {
-    let int = |x: &Number| {
-        x.as_u64()
-            .map(i128::from)
-            .or_else(|| x.as_i64().map(i128::from))
-    };
-    if let (Some(a), Some(b)) = (int(n), int(m)) {
-        return b != 0 && a % b == 0;
-    }
-    let (Some(a), Some(b)) = (n.as_f64(), m.as_f64()) else {
+    let (Some((a, ea)), Some((b, eb))) = (decimal(n), decimal(m)) else {
         return false;
     };
-    if b == 0.0 {
+    if b == 0 {
         return false;
     }
-    let q = a / b;
-    if !q.is_finite() {
-        return false;
+    if a == 0 {
+        return true;
     }
-    if b.fract() == 0.0 {
-        return a.fract() == 0.0 && (a % b) == 0.0;
+    // a·10^ea = q · b·10^eb for an integer q.
+    if ea >= eb {
+        let k = (ea - eb) as u64;
+        mul_mod(a % b, pow_mod(10, k, b), b) == 0
+    } else {
+        let k = (eb - ea) as u32;
+        match 10u128.checked_pow(k).and_then(|p| p.checked_mul(b)) {
+            Some(d) => a % d == 0,
+            // b·10^k above 2^128 exceeds every mantissa a JSON number has here.
+            None => false,
+        }
     }
-    (q - q.round()).abs() <= f64::EPSILON * q.abs().max(1.0)
+}
+
+/// `|n|` as `mantissa × 10^exponent`, the mantissa without trailing zeros (below 2^64: a `u64`
+/// or `i64` has at most 20 digits, a float's shortest decimal at most 17).
+fn decimal(n: &Number) -> Option<(u128, i64)> {
+    let text = n.to_string();
+    let text = text.strip_prefix('-').unwrap_or(&text);
+    let (digits, exponent) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], text[i + 1..].parse::<i64>().ok()?),
+        None => (text, 0),
+    };
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    let mut mantissa: u128 = 0;
+    for c in whole.chars().chain(fraction.chars()) {
+        let d = c.to_digit(10)?;
+        mantissa = mantissa.checked_mul(10)?.checked_add(u128::from(d))?;
+    }
+    let mut exponent = exponent - fraction.len() as i64;
+    while mantissa != 0 && mantissa.is_multiple_of(10) {
+        mantissa /= 10;
+        exponent += 1;
+    }
+    Some((mantissa, exponent))
+}
+
+/// `a · b mod m` for `a, b < m < 2^64`.
+fn mul_mod(a: u128, b: u128, m: u128) -> u128 {
+    (a * b) % m
+}
+
+/// `base^exp mod m` for `m < 2^64`.
+fn pow_mod(base: u128, mut exp: u64, m: u128) -> u128 {
+    let mut result = 1 % m;
+    let mut base = base % m;
+    while exp > 0 {
+        if exp & 1 == 1 {
+            result = mul_mod(result, base, m);
+        }
+        base = mul_mod(base, base, m);
+        exp >>= 1;
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn multiple(n: Value, m: Value) -> bool {
+        match (n, m) {
+            (Value::Number(n), Value::Number(m)) => is_multiple(&n, &m),
+            _ => unreachable!("numbers only"),
+        }
+    }
+
+    #[test]
+    fn multiple_of_is_exact_in_decimal() {
+        for (n, m, expected) in [
+            (json!(0.3), json!(0.1), true),
+            (json!(1.5), json!(0.5), true),
+            (json!(0.3), json!(0.5), false),
+            (json!(9_007_199_254_740_993_u64), json!(2.0), false),
+            (json!(9_007_199_254_740_992_u64), json!(2.0), true),
+            (json!(1e20), json!(0.3), false),
+            (json!(9_007_199_254_740_993_u64), json!(1.5), true),
+            (json!(-12), json!(4), true),
+            (json!(-12), json!(5), false),
+            (json!(0), json!(0.7), true),
+            (json!(1e300), json!(1e-300), true),
+            (json!(1e-300), json!(1e300), false),
+            (json!(u64::MAX), json!(u64::MAX), true),
+            (json!(i64::MIN), json!(2), true),
+            (json!(4.0), json!(2), true),
+            (json!(4.5), json!(2), false),
+        ] {
+            assert_eq!(
+                multiple(n.clone(), m.clone()),
+                expected,
+                "{n} multipleOf {m}"
+            );
+        }
+    }
 }

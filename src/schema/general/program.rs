@@ -28,6 +28,8 @@ pub(super) struct Program {
     pub(super) nodes: Vec<Node>,
     /// `(resource, name, node)` for each `$dynamicAnchor`.
     dynamic_anchors: Vec<(ResourceId, Box<str>, NodeId)>,
+    /// The same, found by resource (the index) and name.
+    dynamic_index: Vec<HashMap<Box<str>, NodeId>>,
     /// Whether some `$dynamicRef` resolves through the dynamic scope, so that a node's verdict
     /// may depend on the resources entered before it.
     pub(super) dynamic: bool,
@@ -64,7 +66,8 @@ pub(super) struct Pattern {
 #[derive(Debug, Default)]
 pub(super) struct Keywords {
     pub(super) resource: ResourceId,
-    /// Whether a reference lands here: its verdicts are memoised per instance value.
+    /// Whether a reference lands here (so a value may meet it twice): its verdicts are
+    /// memoised per instance value.
     pub(super) memoised: bool,
     /// Union of [`JsonType::bit`]; 0 when absent.
     pub(super) type_mask: u8,
@@ -90,12 +93,14 @@ pub(super) struct Keywords {
     pub(super) max_properties: Option<u64>,
     pub(super) min_properties: Option<u64>,
     pub(super) required: Box<[Box<str>]>,
+    /// Sorted by name.
     pub(super) dependent_required: Box<[(Box<str>, Names)]>,
     /// Sorted by name, for lookup by binary search.
     pub(super) properties: Box<[(Box<str>, NodeId)]>,
     pub(super) pattern_properties: Box<[(Pattern, NodeId)]>,
     pub(super) additional_properties: Option<NodeId>,
     pub(super) property_names: Option<NodeId>,
+    /// Sorted by name.
     pub(super) dependent_schemas: Box<[(Box<str>, NodeId)]>,
     pub(super) reference: Option<NodeId>,
     pub(super) dynamic_reference: Option<DynamicRef>,
@@ -164,14 +169,14 @@ impl Program {
             scan,
             ids: &positions.ids,
             resources: &positions.resources,
-            targets: vec![false; positions.values.len()],
+            references: vec![0; positions.values.len()],
             dynamic: false,
         };
         let mut nodes = Vec::with_capacity(positions.values.len());
         for (at, value, resource) in &positions.values {
             nodes.push(builder.node(at, value, *resource)?);
         }
-        let dynamic_anchors = positions
+        let dynamic_anchors: Vec<(ResourceId, Box<str>, NodeId)> = positions
             .values
             .iter()
             .enumerate()
@@ -180,36 +185,36 @@ impl Program {
                 Some((*resource, Box::from(name), i as NodeId))
             })
             .collect();
+        let dynamic_index = dynamic_anchors_index(&dynamic_anchors, positions.resources.len());
         let dynamic = builder.dynamic;
-        for (node, target) in nodes.iter_mut().zip(builder.targets) {
-            if let (Node::Schema(k), true) = (node, target) {
+        // A value meets a node twice only where two paths of the graph meet: at a node with a
+        // parent (the root's is the call) and a reference, or two references. Memoising those
+        // alone keeps every (node, value) pair to one evaluation.
+        for (node, references) in nodes.iter_mut().zip(builder.references) {
+            if let (Node::Schema(k), true) = (node, references >= 1) {
                 k.memoised = true;
             }
         }
         let program = Program {
             nodes,
             dynamic_anchors,
+            dynamic_index,
             dynamic,
         };
         program.refuse_cycles(&positions.values)?;
         Ok(program)
     }
 
-    /// Where a `$dynamicRef` lands, given the resources entered so far, outermost first.
+    /// Where a `$dynamicRef` lands, given the resources entered so far, outermost first: one
+    /// lookup per resource in scope.
     pub(super) fn dynamic_target(&self, d: &DynamicRef, scope: &[ResourceId]) -> NodeId {
         let Some(name) = &d.anchor else {
             return d.initial;
         };
-        for r in scope {
-            if let Some((_, _, n)) = self
-                .dynamic_anchors
-                .iter()
-                .find(|(res, a, _)| res == r && a == name)
-            {
-                return *n;
-            }
-        }
-        d.initial
+        scope
+            .iter()
+            .find_map(|r| self.dynamic_index.get(*r as usize)?.get(&**name).copied())
+            .unwrap_or(d.initial)
     }
 
     /// Refuses a cycle of in-place applicators (`$ref`, `allOf`, ...) that never moves into the
@@ -325,8 +330,8 @@ struct Builder<'a, 'v> {
     scan: &'a Scan,
     ids: &'a HashMap<String, NodeId>,
     resources: &'a [String],
-    /// Which nodes a reference lands on.
-    targets: Vec<bool>,
+    /// How many references land on each node.
+    references: Vec<u32>,
     dynamic: bool,
 }
 
@@ -414,10 +419,12 @@ impl Builder<'_, '_> {
         k.contains = child("contains");
         k.required = names(map.get("required"));
         if let Some(Value::Object(deps)) = map.get("dependentRequired") {
-            k.dependent_required = deps
+            let mut deps: Vec<(Box<str>, Names)> = deps
                 .iter()
                 .map(|(name, list)| (Box::from(name.as_str()), names(Some(list))))
                 .collect();
+            deps.sort_by(|a, b| a.0.cmp(&b.0));
+            k.dependent_required = deps.into_boxed_slice();
         }
         let mut properties = named("properties");
         properties.sort_by(|a, b| a.0.cmp(&b.0));
@@ -437,7 +444,9 @@ impl Builder<'_, '_> {
         }
         k.additional_properties = child("additionalProperties");
         k.property_names = child("propertyNames");
-        k.dependent_schemas = named("dependentSchemas").into_boxed_slice();
+        let mut dependent_schemas = named("dependentSchemas");
+        dependent_schemas.sort_by(|a, b| a.0.cmp(&b.0));
+        k.dependent_schemas = dependent_schemas.into_boxed_slice();
         k.all_of = list("allOf");
         k.any_of = list("anyOf");
         k.one_of = list("oneOf");
@@ -492,7 +501,7 @@ impl Builder<'_, '_> {
                     "a `#` reference that resolves to no subschema in this document",
                 )
             })?;
-        self.targets[id as usize] = true;
+        self.references[id as usize] += 1;
         Ok(id)
     }
 
@@ -504,6 +513,20 @@ impl Builder<'_, '_> {
             .map(|(p, _)| p.as_str())?;
         self.raw.pointer(pointer)
     }
+}
+
+fn dynamic_anchors_index(
+    anchors: &[(ResourceId, Box<str>, NodeId)],
+    resources: usize,
+) -> Vec<HashMap<Box<str>, NodeId>> {
+    let mut index = vec![HashMap::new(); resources];
+    for (r, name, n) in anchors {
+        if let Some(names) = index.get_mut(*r as usize) {
+            // The first declaration in document order wins.
+            names.entry(name.clone()).or_insert(*n);
+        }
+    }
+    index
 }
 
 fn reference<'m>(map: &'m Map<String, Value>, keyword: &str) -> Option<&'m str> {
