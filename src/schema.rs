@@ -58,15 +58,17 @@
 //!   nothing is ever fetched. A `#` reference that lands on no schema is refused too.
 //! - **the validator follows an instance at most [`MAX_INSTANCE_DEPTH`] levels deep** (where a
 //!   recursive `$ref` leads it, or where it compares values for `enum`, `const` or
-//!   `uniqueItems`); where it would go deeper the instance is refused with keyword `depth`. The
-//!   wire refuses frames deeper than 64 levels anyway.
+//!   `uniqueItems`), and nests at most 256 subschema evaluations; where it would go deeper the
+//!   instance is refused with keyword `depth`. The wire refuses frames deeper than 64 levels
+//!   anyway.
 //! - **a cycle of references that never moves into the instance** (`{"$ref": "#"}`, or `a` →
 //!   `anyOf` → `b` → `a` on the same value) is refused at startup: it would never end.
 //!
 //! **The work is linear in the instance.** A subschema reached through a reference keeps its
-//! verdict for each array or object it was applied to, so each subschema is applied to each value
-//! at most once (per dynamic scope, which only `$dynamicRef` distinguishes); a refusal carries one
-//! violation, never every failing branch; `uniqueItems` hashes each item once. Every subschema
+//! verdict for each value it was applied to, so each subschema is applied to each value at most
+//! once (per dynamic scope, which only `$dynamicRef` distinguishes) while that table holds (it
+//! is capped at 4 MiB; past it the budget bounds the work); a refusal carries one violation,
+//! never every failing branch; `uniqueItems` hashes each value once. Every subschema
 //! applied, item or member visited and 64 bytes of string read is a step charged to a
 //! [`Budget`] ([`Budget::DEFAULT_STEPS`] unless the host sets
 //! [`ServerConfig::validation_budget`](crate::ServerConfig::validation_budget)); past it the
