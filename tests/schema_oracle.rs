@@ -951,6 +951,7 @@ const COVERED: &[&str] = &[
 #[test]
 fn agrees_with_jsonschema_on_random_general_schemas() {
     static VALID: AtomicUsize = AtomicUsize::new(0);
+    static ORACLE_PANICS: AtomicUsize = AtomicUsize::new(0);
     static INVALID: AtomicUsize = AtomicUsize::new(0);
     static SEEN: std::sync::Mutex<BTreeMap<&str, usize>> = std::sync::Mutex::new(BTreeMap::new());
 
@@ -965,8 +966,14 @@ fn agrees_with_jsonschema_on_random_general_schemas() {
     );
     let result = runner.run(&strategy, |(tape, seed)| {
         let raw = general_schema(&tape);
-        let theirs = oracle(&raw)
-            .map_err(|e| TestCaseError::fail(format!("the oracle refused {raw}: {e}")))?;
+        // jsonschema 0.61 can panic building some reference graphs ("pending schema target
+        // dropped"): such a schema has no oracle, and is skipped rather than judged.
+        let Ok(theirs) = std::panic::catch_unwind(|| oracle(&raw)) else {
+            ORACLE_PANICS.fetch_add(1, Ordering::Relaxed);
+            return Ok(());
+        };
+        let theirs =
+            theirs.map_err(|e| TestCaseError::fail(format!("the oracle refused {raw}: {e}")))?;
         let ours = Schema::compile(&raw)
             .map_err(|e| TestCaseError::fail(format!("refused: {e}: {raw}")))?;
         prop_assert!(!ours.is_subset(), "on the subset's path: {}", raw);
@@ -1028,7 +1035,15 @@ fn agrees_with_jsonschema_on_random_general_schemas() {
     let total = valid + invalid;
     let seen = SEEN.lock().unwrap_or_else(|e| e.into_inner()).clone();
     eprintln!("oracle: {total} instances, {valid} valid, {invalid} invalid; keywords {seen:?}");
-    assert_eq!(total, SCHEMAS as usize * INSTANCES_PER_SCHEMA);
+    let skipped = ORACLE_PANICS.load(Ordering::Relaxed);
+    assert_eq!(
+        total + skipped * INSTANCES_PER_SCHEMA,
+        SCHEMAS as usize * INSTANCES_PER_SCHEMA
+    );
+    assert!(
+        skipped * 100 <= SCHEMAS as usize,
+        "the oracle panicked on {skipped} schemas"
+    );
     assert!(valid * 5 >= total, "too few valid: {valid} of {total}");
     assert!(
         invalid * 5 >= total,

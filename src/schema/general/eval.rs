@@ -49,7 +49,9 @@ pub(super) fn validate(
     instance: &Value,
     budget: &mut Budget,
 ) -> Result<(), Violation> {
-    let mut eval = Eval::new(program, budget.remaining(), vec![0]);
+    // The dynamic scope is kept only where a `$dynamicRef` reads it.
+    let scope = if program.dynamic { vec![0] } else { Vec::new() };
+    let mut eval = Eval::new(program, budget.remaining(), scope);
     let outcome = eval.node(0, instance, false);
     budget.spend(eval.work);
     match outcome {

@@ -66,7 +66,7 @@ pub(super) struct Pattern {
 #[derive(Debug, Default)]
 pub(super) struct Keywords {
     pub(super) resource: ResourceId,
-    /// Whether a reference lands here (so a value may meet it twice): its verdicts are
+    /// Whether two applicators lead here (so a value may meet it twice): its verdicts are
     /// memoised per instance value.
     pub(super) memoised: bool,
     /// Union of [`JsonType::bit`]; 0 when absent.
@@ -163,7 +163,8 @@ impl Program {
     /// Compiles `raw`, which the scan and the meta-schema check have both passed.
     pub(super) fn compile(raw: &Value, scan: &Scan) -> Result<Program, SchemaError> {
         let mut positions = Positions::default();
-        positions.walk(raw, String::new(), 0);
+        // The root is applied by the call itself.
+        positions.walk(raw, String::new(), 0, true);
         let mut builder = Builder {
             raw,
             scan,
@@ -187,11 +188,17 @@ impl Program {
             .collect();
         let dynamic_index = dynamic_anchors_index(&dynamic_anchors, positions.resources.len());
         let dynamic = builder.dynamic;
-        // A value meets a node twice only where two paths of the graph meet: at a node with a
-        // parent (the root's is the call) and a reference, or two references. Memoising those
-        // alone keeps every (node, value) pair to one evaluation.
-        for (node, references) in nodes.iter_mut().zip(builder.references) {
-            if let (Node::Schema(k), true) = (node, references >= 1) {
+        // A value meets a node twice only where two paths of the graph meet: at a node that
+        // two applicators lead to (a parent that applies it — the root's is the call — and a
+        // reference, or two references). Memoising those alone keeps every (node, value) pair
+        // to one evaluation; a `$defs` entry referenced once needs no table.
+        let ways = builder
+            .references
+            .iter()
+            .zip(&positions.applied)
+            .map(|(r, applied)| r + u32::from(*applied));
+        for (node, ways) in nodes.iter_mut().zip(ways) {
+            if let (Node::Schema(k), true) = (node, ways >= 2) {
                 k.memoised = true;
             }
         }
@@ -277,13 +284,16 @@ impl Program {
 #[derive(Default)]
 struct Positions<'v> {
     values: Vec<(String, &'v Value, ResourceId)>,
+    /// Whether the enclosing schema applies each position (a `$defs` entry or a
+    /// `contentSchema` is applied only through a reference).
+    applied: Vec<bool>,
     ids: HashMap<String, NodeId>,
     /// The pointer of each resource's root.
     resources: Vec<String>,
 }
 
 impl<'v> Positions<'v> {
-    fn walk(&mut self, v: &'v Value, at: String, resource: ResourceId) {
+    fn walk(&mut self, v: &'v Value, at: String, resource: ResourceId, applied: bool) {
         if self.resources.is_empty() {
             self.resources.push(String::new());
         }
@@ -291,6 +301,7 @@ impl<'v> Positions<'v> {
             if v.is_boolean() {
                 self.ids.insert(at.clone(), self.values.len() as NodeId);
                 self.values.push((at, v, resource));
+                self.applied.push(applied);
             }
             return;
         };
@@ -302,21 +313,24 @@ impl<'v> Positions<'v> {
         };
         self.ids.insert(at.clone(), self.values.len() as NodeId);
         self.values.push((at.clone(), v, resource));
+        self.applied.push(applied);
         for (keyword, value) in map {
             let mut here = at.clone();
             pointer::push(&mut here, keyword);
             match (scan::shape(keyword), value) {
-                (Some(Shape::Schema), _) => self.walk(value, here, resource),
+                (Some(Shape::Schema), _) => {
+                    self.walk(value, here, resource, keyword != "contentSchema");
+                }
                 (Some(Shape::Map), Value::Object(subs)) => {
                     for (name, sub) in subs {
                         let mut p = here.clone();
                         pointer::push(&mut p, name);
-                        self.walk(sub, p, resource);
+                        self.walk(sub, p, resource, keyword != "$defs");
                     }
                 }
                 (Some(Shape::List), Value::Array(subs)) => {
                     for (i, sub) in subs.iter().enumerate() {
-                        self.walk(sub, format!("{here}/{i}"), resource);
+                        self.walk(sub, format!("{here}/{i}"), resource, true);
                     }
                 }
                 _ => {}
