@@ -13,15 +13,15 @@
 //! - **a good call beside costly ones**: the median round trip of a small call alone, then
 //!   while two other connections send, in a loop, good calls (the baseline: on two cores any
 //!   two busy neighbours slow it), depth-20 trees, and 1 MiB colliding pairs.
-#![allow(unsafe_code)] // the counting allocator below; bench-only
 
 #[path = "../tests/support/adversarial.rs"]
 mod adversarial;
+#[path = "../tests/support/peak.rs"]
+mod peak;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -35,44 +35,10 @@ use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 use tokio::net::{TcpListener, TcpStream};
 
-struct Peak;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator unchanged, only counting live bytes.
-unsafe impl GlobalAlloc for Peak {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        if new > l.size() {
-            let live = LIVE.fetch_add(new - l.size(), Ordering::Relaxed) + new - l.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        } else {
-            LIVE.fetch_sub(l.size() - new, Ordering::Relaxed);
-        }
-        unsafe { System.realloc(p, l, new) }
-    }
-}
-
 #[global_allocator]
-static A: Peak = Peak;
+static A: peak::Peak = peak::Peak;
 
-fn heap_mark() -> usize {
-    let live = LIVE.load(Ordering::Relaxed);
-    PEAK.store(live, Ordering::Relaxed);
-    live
-}
-
-fn heap_peak_since(mark: usize) -> usize {
-    PEAK.load(Ordering::Relaxed).saturating_sub(mark)
-}
+use peak::{mark as heap_mark, peak_since as heap_peak_since};
 
 /// Resets the kernel's peak resident set of this process and returns the current one (KiB).
 fn rss_mark() -> Option<u64> {

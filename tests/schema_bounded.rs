@@ -4,47 +4,21 @@
 //! a failing composition over a wide array — are counted in steps (the [`Budget`]) and in
 //! peak heap bytes, from 1 KiB to 1 MiB. Work per byte must not rise with size. Nothing here
 //! reads a clock.
-#![allow(unsafe_code)] // the counting allocator below; test-only
 
 #[path = "support/adversarial.rs"]
 mod adversarial;
+#[path = "support/peak.rs"]
+mod peak;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
 use beam_mcp::schema::{Budget, Schema, Violation};
 use schemars::JsonSchema;
 use serde_json::{json, Value};
 
-struct Peak;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator unchanged, only counting live bytes.
-unsafe impl GlobalAlloc for Peak {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        if new > l.size() {
-            let live = LIVE.fetch_add(new - l.size(), Ordering::Relaxed) + new - l.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        } else {
-            LIVE.fetch_sub(l.size() - new, Ordering::Relaxed);
-        }
-        unsafe { System.realloc(p, l, new) }
-    }
-}
-
 #[global_allocator]
-static A: Peak = Peak;
+static A: peak::Peak = peak::Peak;
 
 /// The tests of this file run one at a time, each holding this from start to end: the peak is
 /// process-wide, and what one test frees would lower what another measures.
@@ -60,10 +34,9 @@ struct Cost {
 
 fn measure(schema: &Schema, instance: &Value) -> Cost {
     let mut budget = Budget::new(u64::MAX);
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
+    let before = peak::mark();
     let verdict = schema.validate_within(instance, &mut budget);
-    let peak_bytes = PEAK.load(Ordering::Relaxed).saturating_sub(before);
+    let peak_bytes = peak::peak_since(before);
     Cost {
         verdict,
         steps: budget.used(),
@@ -74,9 +47,9 @@ fn measure(schema: &Schema, instance: &Value) -> Cost {
 /// The heap the decoded instance itself holds (what a transport holds for the request anyway).
 fn decoded_heap(instance: &Value) -> usize {
     let text = instance.to_string();
-    let before = LIVE.load(Ordering::Relaxed);
+    let before = peak::LIVE.load(Ordering::Relaxed);
     let decoded: Value = serde_json::from_str(&text).unwrap();
-    let held = LIVE.load(Ordering::Relaxed).saturating_sub(before);
+    let held = peak::LIVE.load(Ordering::Relaxed).saturating_sub(before);
     drop(decoded);
     held
 }

@@ -25,7 +25,8 @@ pub(crate) fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-fn type_matches(mask: u8, v: &Value) -> bool {
+/// Whether `v` is of a type in `mask` (a union of [`JsonType::bit`]; 0 admits every type).
+pub(crate) fn type_matches(mask: u8, v: &Value) -> bool {
     if mask == 0 {
         return true;
     }
@@ -42,7 +43,8 @@ fn type_matches(mask: u8, v: &Value) -> bool {
     }
 }
 
-fn expected(types: &[JsonType]) -> String {
+/// `string, number or null`: the type names a message lists.
+pub(crate) fn expected(types: &[JsonType]) -> String {
     let mut out = String::new();
     for (i, t) in types.iter().enumerate() {
         if i > 0 {

@@ -26,7 +26,7 @@ use super::super::budget::Budget;
 use super::super::error::Violation;
 use super::super::number;
 use super::super::pointer;
-use super::super::validate::kind_of;
+use super::super::validate::{expected, kind_of, type_matches};
 use super::equal;
 use super::program::{Keywords, Node, NodeId, Program, ResourceId};
 use super::MAX_INSTANCE_DEPTH;
@@ -182,7 +182,7 @@ impl<'v> Fail<'v> {
                 "type",
                 format!(
                     "expected {}, got {}",
-                    type_names(k.map_or(&[][..], |k| &k.types)),
+                    expected(k.map_or(&[][..], |k| &k.types)),
                     self.got
                 ),
             ),
@@ -303,17 +303,6 @@ impl<'v> Fail<'v> {
         };
         Violation::new(path, keyword, message)
     }
-}
-
-fn type_names(types: &[super::super::node::JsonType]) -> String {
-    let mut out = String::new();
-    for (i, t) in types.iter().enumerate() {
-        if i > 0 {
-            out.push_str(if i + 1 == types.len() { " or " } else { ", " });
-        }
-        out.push_str(t.as_str());
-    }
-    out
 }
 
 /// Which members of an object, or items of an array, some keyword evaluated.
@@ -1039,21 +1028,6 @@ impl<'p, 'v> Eval<'p, 'v> {
             }
         }
         Ok(())
-    }
-}
-
-fn type_matches(mask: u8, v: &Value) -> bool {
-    use super::super::node::JsonType;
-    let has = |t: JsonType| mask & t.bit() != 0;
-    match v {
-        Value::Null => has(JsonType::Null),
-        Value::Bool(_) => has(JsonType::Boolean),
-        Value::Number(n) => {
-            has(JsonType::Number) || (has(JsonType::Integer) && number::is_integer(n))
-        }
-        Value::String(_) => has(JsonType::String),
-        Value::Array(_) => has(JsonType::Array),
-        Value::Object(_) => has(JsonType::Object),
     }
 }
 
