@@ -2,12 +2,12 @@
 //!
 //! Three things keep the work bounded whatever the schema:
 //!
-//! - **Memoised reference targets.** A subschema is applied to a value more than once only when
-//!   a reference leads to it from several places (a recursive `oneOf` tree reaches the same
-//!   `children` schema from every branch). The verdict of a reference target on an array or
-//!   object is kept, per value and dynamic scope, for the rest of the validation, so each pair
-//!   is evaluated once: the work is at most (subschemas × values of the instance), not
-//!   exponential in the nesting.
+//! - **Memoised meeting points.** A subschema is applied to a value more than once only where
+//!   two applicators lead to it (a recursive `oneOf` tree reaches the same `children` schema
+//!   from every branch). Such a node's verdict on a value is kept, per value and dynamic scope,
+//!   for the rest of the validation, so each pair is evaluated once: the work is at most
+//!   (subschemas × values of the instance), not exponential in the nesting. The table is capped
+//!   at [`MEMO_BYTES`]; past it the budget bounds the work.
 //! - **One violation.** A failing branch of `anyOf`/`oneOf`/`not`/`if` leaves a small failure
 //!   (keyword, node, path) and nothing else; no error tree is built. Paths are assembled on the
 //!   way out, from borrowed keys.
@@ -379,6 +379,16 @@ fn merge(into: &mut Evaluated, from: Evaluated) {
 
 type Outcome<'v> = Result<Evaluated, Stop<'v>>;
 
+/// An outcome as an applicator weighs it: `Some` annotations for a pass, `None` for a failure
+/// it may swallow (a branch of `anyOf`, the subschema of `not`); an abort goes on up.
+fn weigh(outcome: Outcome<'_>) -> Result<Option<Evaluated>, Stop<'_>> {
+    match outcome {
+        Ok(e) => Ok(Some(e)),
+        Err(Stop::Fail(_)) => Ok(None),
+        Err(abort) => Err(abort),
+    }
+}
+
 /// A memoised verdict (16 bytes: the table holds one per reference target and value).
 enum Memo<'v> {
     /// Passed; its annotations were not asked for.
@@ -451,6 +461,16 @@ impl<'p, 'v> Eval<'p, 'v> {
             kw,
             got: kind_of(v),
             path: Vec::new(),
+        }))
+    }
+
+    /// A failure of `node`'s keyword `kw`, reported at the member or item `seg` of the value.
+    fn fail_at(node: NodeId, kw: Kw, member: &Value, seg: Seg<'v>) -> Stop<'v> {
+        Stop::Fail(Box::new(Fail {
+            node,
+            kw,
+            got: kind_of(member),
+            path: vec![seg],
         }))
     }
 
@@ -535,14 +555,12 @@ impl<'p, 'v> Eval<'p, 'v> {
                     break;
                 }
             }
-            self.tick(0)?;
             if !found {
                 return Err(Self::fail(id, Kw::Enum, v));
             }
         }
         if let Some(c) = &k.constant {
             let same = self.equal(c, v)?;
-            self.tick(0)?;
             if !same {
                 return Err(Self::fail(id, Kw::Const, v));
             }
@@ -639,19 +657,9 @@ impl<'p, 'v> Eval<'p, 'v> {
         seg: Seg<'v>,
         kw: Kw,
     ) -> Result<(), Stop<'v>> {
-        match self.below(u, v) {
-            Ok(_) => Ok(()),
-            Err(Stop::Fail(_)) => {
-                let mut f = Fail {
-                    node: id,
-                    kw,
-                    got: kind_of(v),
-                    path: Vec::new(),
-                };
-                f.path.push(seg);
-                Err(Stop::Fail(Box::new(f)))
-            }
-            Err(abort) => Err(abort),
+        match weigh(self.below(u, v))? {
+            Some(_) => Ok(()),
+            None => Err(Self::fail_at(id, kw, v, seg)),
         }
     }
 
@@ -741,15 +749,11 @@ impl<'p, 'v> Eval<'p, 'v> {
                     break;
                 }
                 self.tick(1)?;
-                match self.below(c, item) {
-                    Ok(_) => {
-                        found += 1;
-                        if let Some(e) = evaluated.as_mut() {
-                            e.items.set(i);
-                        }
+                if weigh(self.below(c, item))?.is_some() {
+                    found += 1;
+                    if let Some(e) = evaluated.as_mut() {
+                        e.items.set(i);
                     }
-                    Err(Stop::Fail(_)) => {}
-                    Err(abort) => return Err(abort),
                 }
             }
             if found < min || k.max_contains.is_some_and(|m| found > m) {
@@ -895,11 +899,7 @@ impl<'p, 'v> Eval<'p, 'v> {
                 match verdict {
                     Ok(_) => {}
                     Err(Stop::Fail(_)) => {
-                        let mut f = Self::fail(id, Kw::PropertyNames, v);
-                        if let Stop::Fail(f) = &mut f {
-                            f.path.push(Seg::Key(key));
-                        }
-                        return Err(f);
+                        return Err(Self::fail_at(id, Kw::PropertyNames, &name, Seg::Key(key)));
                     }
                     Err(Stop::Abort(a)) => return Err(Stop::Abort(a)),
                 }
@@ -967,16 +967,12 @@ impl<'p, 'v> Eval<'p, 'v> {
         if !k.any_of.is_empty() {
             let mut any = false;
             for &s in k.any_of.iter() {
-                match self.node(s, v, collect) {
-                    Ok(e) => {
-                        any = true;
-                        self.merge(evaluated, e)?;
-                        if !collect {
-                            break;
-                        }
+                if let Some(e) = weigh(self.node(s, v, collect))? {
+                    any = true;
+                    self.merge(evaluated, e)?;
+                    if !collect {
+                        break;
                     }
-                    Err(Stop::Fail(_)) => {}
-                    Err(abort) => return Err(abort),
                 }
             }
             if !any {
@@ -986,15 +982,11 @@ impl<'p, 'v> Eval<'p, 'v> {
         if !k.one_of.is_empty() {
             let mut passed: Option<Evaluated> = None;
             for &s in k.one_of.iter() {
-                match self.node(s, v, collect) {
-                    Ok(e) => {
-                        if passed.is_some() {
-                            return Err(Self::fail(id, Kw::OneOfMany, v));
-                        }
-                        passed = Some(e);
+                if let Some(e) = weigh(self.node(s, v, collect))? {
+                    if passed.is_some() {
+                        return Err(Self::fail(id, Kw::OneOfMany, v));
                     }
-                    Err(Stop::Fail(_)) => {}
-                    Err(abort) => return Err(abort),
+                    passed = Some(e);
                 }
             }
             match passed {
@@ -1003,28 +995,21 @@ impl<'p, 'v> Eval<'p, 'v> {
             }
         }
         if let Some(n) = k.not {
-            match self.node(n, v, false) {
-                Ok(_) => return Err(Self::fail(id, Kw::Not, v)),
-                Err(Stop::Fail(_)) => {}
-                Err(abort) => return Err(abort),
+            if weigh(self.node(n, v, false))?.is_some() {
+                return Err(Self::fail(id, Kw::Not, v));
             }
         }
         if let Some(i) = k.if_ {
-            match self.node(i, v, collect) {
-                Ok(e) => {
+            let branch = match weigh(self.node(i, v, collect))? {
+                Some(e) => {
                     self.merge(evaluated, e)?;
-                    if let Some(t) = k.then_ {
-                        let e = self.node(t, v, collect)?;
-                        self.merge(evaluated, e)?;
-                    }
+                    k.then_
                 }
-                Err(Stop::Fail(_)) => {
-                    if let Some(t) = k.else_ {
-                        let e = self.node(t, v, collect)?;
-                        self.merge(evaluated, e)?;
-                    }
-                }
-                Err(abort) => return Err(abort),
+                None => k.else_,
+            };
+            if let Some(b) = branch {
+                let e = self.node(b, v, collect)?;
+                self.merge(evaluated, e)?;
             }
         }
         Ok(())
