@@ -61,15 +61,9 @@ pub struct Pending {
 impl fmt::Debug for Pending {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match &self.work {
-            Work::Unchecked { index, .. } => format!(
-                "tool {}",
-                self.inner
-                    .catalog
-                    .tools
-                    .get(*index)
-                    .map_or("?", |t| t.spec.name())
-            ),
-            Work::Tool { call, .. } => format!("tool {}", call.tool),
+            Work::Unchecked { .. } | Work::Tool { .. } => {
+                format!("tool {}", self.tool().unwrap_or("?"))
+            }
             Work::Read { uri, .. } => format!("read {uri}"),
             Work::Render { name, .. } => format!("prompt {name}"),
             Work::Complete { request, .. } => {
@@ -164,73 +158,16 @@ impl Pending {
             revision,
             work,
         } = self;
-        let work = match work {
+        match work {
             Work::Unchecked {
                 index,
                 arguments,
                 context,
             } => match checked(&inner, &id, revision, index, arguments, context) {
-                Ok(call) => Work::Tool { index, call },
-                Err(refusal) => return (refusal, HostOutcome::Returned),
+                Ok(call) => run_tool(&inner, &id, revision, index, call).await,
+                Err(refusal) => (refusal, HostOutcome::Returned),
             },
-            work => work,
-        };
-        match work {
-            Work::Unchecked { .. } => (
-                Reply::error(Some(&id), RpcError::internal()),
-                HostOutcome::Returned,
-            ),
-            Work::Tool { index, call } => {
-                let (Some(dispatch), Some(entry)) =
-                    (inner.dispatch.as_ref(), inner.catalog.tools.get(index))
-                else {
-                    // Routing checked both: unreachable, answered rather than assumed.
-                    return (
-                        Reply::error(Some(&id), RpcError::internal()),
-                        HostOutcome::Returned,
-                    );
-                };
-                let tool: &str = entry.spec.name();
-                let (output, metric_keys) = (entry.output.as_ref(), &entry.metric_keys);
-                let carrier = call.context.carrier;
-                // The one dispatch site: the edge is recorded here, after validation, by name only.
-                #[cfg(feature = "connectome")]
-                if let Some(collector) = &inner.collector {
-                    collector.record_dispatch(tool);
-                }
-                // Emitted with or without the connectome: a collector's layer reads it, and so
-                // may any subscriber of the host's (target `DISPATCH_TARGET`).
-                let span = crate::dispatch::dispatch_span(tool);
-                let started = std::time::Instant::now();
-                let (outcome, host) = match guarded(|| dispatch.call(call)).instrument(span).await {
-                    Ok(r) => (r, HostOutcome::Returned),
-                    Err(()) => {
-                        tracing::error!(%tool, "tool dispatch panicked");
-                        (
-                            Err(ToolError::new("the tool failed")),
-                            HostOutcome::Panicked,
-                        )
-                    }
-                };
-                let took = started.elapsed();
-                let returned_ok = outcome.is_ok();
-                let outcome = outcome.and_then(|out| conforming(tool, output, out));
-                let counted = match (host, returned_ok, outcome.is_ok()) {
-                    (HostOutcome::Panicked, _, _) => metrics::ToolOutcome::Panic,
-                    (_, true, false) => metrics::ToolOutcome::Nonconforming,
-                    (_, _, false) => metrics::ToolOutcome::ToolError,
-                    (_, _, true) => metrics::ToolOutcome::Ok,
-                };
-                metrics::tool_call(metric_keys, counted, took);
-                let reply = encode_tool_result(&inner, &id, revision, &outcome);
-                // A host actor reads the tool's answer as the tool gave it, not the bytes.
-                let reply = if carrier == Carrier::Host {
-                    reply.with_tool(outcome)
-                } else {
-                    reply
-                };
-                (reply, host)
-            }
+            Work::Tool { index, call } => run_tool(&inner, &id, revision, index, call).await,
             Work::Read {
                 reader,
                 uri,
@@ -323,6 +260,65 @@ impl Pending {
             }
         }
     }
+}
+
+/// Calls the host's dispatch with a validated call, holds a successful result to the tool's
+/// output schema, counts it, and encodes the answer.
+async fn run_tool(
+    inner: &Inner,
+    id: &RequestId,
+    revision: Revision,
+    index: usize,
+    call: ToolCall,
+) -> (Reply, HostOutcome) {
+    let (Some(dispatch), Some(entry)) = (inner.dispatch.as_ref(), inner.catalog.tools.get(index))
+    else {
+        // Routing checked both: unreachable, answered rather than assumed.
+        return (
+            Reply::error(Some(id), RpcError::internal()),
+            HostOutcome::Returned,
+        );
+    };
+    let tool: &str = entry.spec.name();
+    let (output, metric_keys) = (entry.output.as_ref(), &entry.metric_keys);
+    let carrier = call.context.carrier;
+    // The one dispatch site: the edge is recorded here, after validation, by name only.
+    #[cfg(feature = "connectome")]
+    if let Some(collector) = &inner.collector {
+        collector.record_dispatch(tool);
+    }
+    // Emitted with or without the connectome: a collector's layer reads it, and so
+    // may any subscriber of the host's (target `DISPATCH_TARGET`).
+    let span = crate::dispatch::dispatch_span(tool);
+    let started = std::time::Instant::now();
+    let (outcome, host) = match guarded(|| dispatch.call(call)).instrument(span).await {
+        Ok(r) => (r, HostOutcome::Returned),
+        Err(()) => {
+            tracing::error!(%tool, "tool dispatch panicked");
+            (
+                Err(ToolError::new("the tool failed")),
+                HostOutcome::Panicked,
+            )
+        }
+    };
+    let took = started.elapsed();
+    let returned_ok = outcome.is_ok();
+    let outcome = outcome.and_then(|out| conforming(tool, output, out));
+    let counted = match (host, returned_ok, outcome.is_ok()) {
+        (HostOutcome::Panicked, _, _) => metrics::ToolOutcome::Panic,
+        (_, true, false) => metrics::ToolOutcome::Nonconforming,
+        (_, _, false) => metrics::ToolOutcome::ToolError,
+        (_, _, true) => metrics::ToolOutcome::Ok,
+    };
+    metrics::tool_call(metric_keys, counted, took);
+    let reply = encode_tool_result(inner, id, revision, &outcome);
+    // A host actor reads the tool's answer as the tool gave it, not the bytes.
+    let reply = if carrier == Carrier::Host {
+        reply.with_tool(outcome)
+    } else {
+        reply
+    };
+    (reply, host)
 }
 
 /// Validates and normalises a tool call's arguments against its general schema, under the
