@@ -46,6 +46,9 @@
 //! (36 steps per value) before `equal::Hashes` kept the hashes of nested arrays.
 #![no_main]
 
+#[path = "../../tests/support/adversarial.rs"]
+mod adversarial;
+
 use beam_mcp::schema::{Budget, Schema, MAX_INSTANCE_DEPTH};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Map, Value};
@@ -331,24 +334,6 @@ fn list_instance(input: &Input<'_>) -> Value {
     json!({ "list": items })
 }
 
-fn filter_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {"filter": {"$ref": "#/$defs/filter"}},
-        "required": ["filter"],
-        "$defs": {"filter": {"anyOf": [
-            {"type": "object", "properties": {"and": {"type": "array", "items": {"$ref": "#/$defs/filter"}}}, "required": ["and"]},
-            {"type": "object", "properties": {"or": {"type": "array", "items": {"$ref": "#/$defs/filter"}}}, "required": ["or"]},
-            {"type": "object", "properties": {"not": {"$ref": "#/$defs/filter"}}, "required": ["not"]},
-            {"type": "object", "properties": {
-                "field": {"type": "string"},
-                "op": {"enum": ["eq", "lt", "gt"]},
-                "value": {}
-            }, "required": ["field", "op"]}
-        ]}}
-    })
-}
-
 fn filter_instance(input: &Input<'_>) -> Value {
     let mut nested = if input.at(4) & 1 != 0 {
         json!({"field": "x"})
@@ -438,7 +423,7 @@ fuzz_target!(|data: &[u8]| {
             (tree_schema(f1, f2), tree_instance(&mut input, recursive))
         }
         1 => (list_schema(input.at(1), input.at(2)), list_instance(&input)),
-        _ => (filter_schema(), filter_instance(&input)),
+        _ => (adversarial::filter(), filter_instance(&input)),
     };
     let schema = Schema::compile(&raw).expect("the target's schemas compile");
     assert!(!schema.is_subset());
