@@ -3,12 +3,16 @@
 //! the crate's general path (the same schema plus an unused `$defs`, which takes it off the fast
 //! path): same verdict, and the same normalised arguments.
 
+#[path = "support/splitmix.rs"]
+mod splitmix;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use beam_mcp::schema::Schema;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{json, Map, Value};
+use splitmix::Rng;
 
 const NAMES: &[&str] = &["a", "b", "c", "d/e", "f~g"];
 const EXTRA_KEYS: &[&str] = &["a", "b", "zz", "d/e", "q"];
@@ -135,28 +139,6 @@ fn schema() -> impl Strategy<Value = Value> {
                 }),
         ]
     })
-}
-
-/// splitmix64: the instance generator is driven by a seed proptest supplies.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
-    }
 }
 
 fn any_value(rng: &mut Rng) -> Value {

@@ -21,6 +21,9 @@
 //! cases for the evaluator's memo. Each runs against this crate and, but for one case where
 //! the oracle is wrong (said there), against the oracle.
 
+#[path = "support/splitmix.rs"]
+mod splitmix;
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -28,6 +31,7 @@ use beam_mcp::schema::{Budget, Schema};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{json, Map, Value};
+use splitmix::Rng;
 
 /// Random schemas per run, and instances per schema. A schema costs the oracle's build and
 /// the meta-schema check of `Schema::compile`, a few milliseconds in a debug build; validating
@@ -571,28 +575,6 @@ fn general_schema(tape: &[u8]) -> Value {
     };
     root.insert("$defs".into(), Value::Object(bodies));
     Value::Object(root)
-}
-
-/// splitmix64: the instance generator is driven by a seed proptest supplies.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
 }
 
 /// Resolves a `#` reference of the generated schemas within `root`.
