@@ -1,17 +1,21 @@
 //! A general schema's validation counts against the runtime's admission (issue 23): it runs
 //! where the host work runs, so with every worker busy and no queue a call to a tool with a
 //! general schema is refused `overloaded` before any of its arguments are looked at, while a
-//! subset schema's single-pass check still answers at once. Waits on events (the gate), never
-//! on a clock.
+//! subset schema's single-pass check still answers at once — in process and over a real HTTP
+//! listener under the runtime. Waits on events (the gate), never on a clock.
 
 #[path = "support/adversarial.rs"]
 mod adversarial;
+#[path = "support/http.rs"]
+mod rig;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use beam_mcp::runtime::{Application, ApplicationConfig};
+use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
 use beam_mcp::{Catalog, Server, ServerConfig, ToolCall, ToolOutput, ToolSpec};
+use rig::{rpc, Client, BOTH};
 use serde_json::json;
 use tokio::sync::{Notify, Semaphore};
 
@@ -79,5 +83,54 @@ async fn a_general_schemas_validation_waits_for_a_pool_slot() {
         .expect("valid arguments are served");
     assert_eq!(ok.texts(), ["tree"]);
     assert_eq!(rt.pool_stats().overloaded, 1);
+    rt.stop(LIMIT).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_a_full_pool_refuses_before_validating_and_a_free_one_validates() {
+    let started = Arc::new(Semaphore::new(0));
+    let release = Arc::new(Notify::new());
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = server(started.clone(), release.clone());
+    let service = HttpService::new(server.clone(), |_| Ok(()), AllowedOrigins::Any).path("/mcp");
+    let config = ApplicationConfig::new().workers(1).queue(0).http(
+        listener,
+        service,
+        ServeOptions::default(),
+    );
+    let rt = Application::start(server, config)
+        .await
+        .expect("the runtime starts");
+    let call = |tool: &str, arguments: serde_json::Value| {
+        rpc("tools/call", json!({"name": tool, "arguments": arguments}))
+    };
+    for proto in BOTH {
+        let client = Client::new(proto, addr);
+        let busy = {
+            let gate = call("gate", json!({}));
+            tokio::spawn(async move { Client::new(proto, addr).post(&gate).await.json() })
+        };
+        started.acquire().await.expect("the gate started").forget();
+
+        let bad = call("tree", adversarial::chain(20, adversarial::bad_leaf()));
+        let full = tokio::time::timeout(LIMIT, client.post(&bad))
+            .await
+            .expect("answered");
+        assert_eq!(full.status, 500, "{proto:?}");
+        let v = full.json();
+        assert_eq!(v["error"]["code"], -32603, "{v}");
+        assert_eq!(v["error"]["data"]["reason"], "overloaded", "{v}");
+
+        release.notify_one();
+        assert_eq!(busy.await.unwrap()["result"]["content"][0]["text"], "gate");
+        let checked = tokio::time::timeout(LIMIT, client.post(&bad))
+            .await
+            .expect("answered");
+        assert_eq!(checked.status, 200, "{proto:?}");
+        let v = checked.json();
+        assert_eq!(v["error"]["code"], -32602, "{v}");
+        assert_eq!(v["error"]["data"]["keyword"], "oneOf", "{v}");
+    }
     rt.stop(LIMIT).await.unwrap();
 }
