@@ -307,19 +307,7 @@ fn a_chain_of_references_under_unevaluated_compiles_and_validates_linearly() {
     // build (seconds at 12); here compiling is a walk and each level is evaluated once.
     let mut steps = Vec::new();
     for n in [10usize, 20, 40] {
-        let mut defs = serde_json::Map::new();
-        for i in 0..n {
-            let next = format!("#/$defs/d{}", i + 1);
-            defs.insert(
-                format!("d{i}"),
-                json!({"anyOf": [{"$ref": next}, {"$ref": next}], "unevaluatedProperties": false}),
-            );
-        }
-        defs.insert(
-            format!("d{n}"),
-            json!({"properties": {"a": {"type": "integer"}}}),
-        );
-        let schema = compile(&json!({"$ref": "#/$defs/d0", "$defs": defs}));
+        let schema = compile(&adversarial::unevaluated_chain(n));
         assert!(schema.validate(&json!({"a": 1})).is_ok());
         let cost = measure(&schema, &json!({"a": 1, "b": 2}));
         let v = cost.verdict.unwrap_err();

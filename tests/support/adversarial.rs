@@ -139,6 +139,25 @@ pub fn colliding_objects(bytes: usize) -> Value {
     json!({ "items": items })
 }
 
+/// `$defs` `d0` … `dN`, each an `anyOf` of two references to the next under
+/// `unevaluatedProperties: false`, the last declaring `a`: a host's schema whose validator the
+/// `jsonschema` crate builds in time exponential in N (`docs/upstream-jsonschema.md`).
+pub fn unevaluated_chain(n: usize) -> Value {
+    let mut defs = serde_json::Map::new();
+    for i in 0..n {
+        let next = format!("#/$defs/d{}", i + 1);
+        defs.insert(
+            format!("d{i}"),
+            json!({"anyOf": [{"$ref": next}, {"$ref": next}], "unevaluatedProperties": false}),
+        );
+    }
+    defs.insert(
+        format!("d{n}"),
+        json!({"properties": {"a": {"type": "integer"}}}),
+    );
+    json!({"$ref": "#/$defs/d0", "$defs": defs})
+}
+
 /// The size of `v` on the wire.
 pub fn bytes(v: &Value) -> usize {
     v.to_string().len()
