@@ -36,10 +36,9 @@ use beam_mcp::catalog::{
     PromptMessage, PromptSpec, ReadError, RenderError, RenderedPrompt, ResourceContents,
     ResourceSpec, ResourceTemplateSpec, Role,
 };
-use beam_mcp::{
-    Arguments, Catalog, Server, ServerConfig, ToolCall, ToolError, ToolOutput, ToolSpec,
-};
-use serde_json::json;
+use beam_mcp::{Args, Arguments, Catalog, Json, Server, ServerConfig, ToolError, ToolSpec};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::process::ExitCode;
 
 // The binary picks its allocator, as a host may; the library never sets one. mimalloc's
@@ -51,28 +50,42 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// Each station: its place, the temperature in °C, the conditions.
 const PLACES: [(&str, i64, &str); 2] = [("Oslo", 12, "light rain"), ("Lima", 19, "overcast")];
 
+/// Where to read the weather.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Query {
+    /// The place, as its station is named (any case).
+    #[schemars(length(min = 1, max = 64))]
+    place: String,
+}
+
+/// The weather at a station.
+#[derive(Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Report {
+    /// The station's place.
+    place: &'static str,
+    /// The temperature, in °C.
+    celsius: i64,
+    /// The conditions, in words.
+    conditions: &'static str,
+}
+
+/// The tool: its name, description and hints once; its schemas from `Query` and `Report`.
+async fn get_weather(Args(query): Args<Query>) -> Result<Json<Report>, ToolError> {
+    let found = PLACES.iter().find(|(p, ..)| p.eq_ignore_ascii_case(&query.place));
+    let (place, celsius, conditions) =
+        found.ok_or_else(|| ToolError::new(format!("no weather station for {}", query.place)))?;
+    Ok(Json(Report { place, celsius: *celsius, conditions }))
+}
+
 fn catalog() -> Catalog {
     Catalog::new()
         .tool(
             ToolSpec::new("get_weather", "Read the current weather for a place.")
                 .with_command_class(CommandClass::OBSERVE)
                 .with_mode(Mode::ReadOnly)
-                .with_input_schema(json!({
-                    "type": "object",
-                    "properties": {"place": {"type": "string", "minLength": 1, "maxLength": 64}},
-                    "required": ["place"],
-                    "additionalProperties": false
-                }))
-                .with_output_schema(json!({
-                    "type": "object",
-                    "properties": {
-                        "place": {"type": "string"},
-                        "celsius": {"type": "integer"},
-                        "conditions": {"type": "string"}
-                    },
-                    "required": ["place", "celsius", "conditions"],
-                    "additionalProperties": false
-                })),
+                .with_handler(get_weather),
         )
         .resource(ResourceSpec::new("weather://places", "places").with_mime_type("text/plain"))
         .resource(ResourceTemplateSpec::new("weather://place/{name}", "place"))
@@ -84,22 +97,6 @@ fn catalog() -> Catalog {
         .reader(read_resource)
         .renderer(get_prompt)
         .completer(complete_place)
-}
-
-async fn get_weather(call: ToolCall) -> Result<ToolOutput, ToolError> {
-    // The schema requires `place` as a string, so validation has already refused anything else.
-    let place = call
-        .arguments
-        .get("place")
-        .and_then(|v| v.as_str())
-        .unwrap_or_default();
-    match PLACES.iter().find(|(p, ..)| p.eq_ignore_ascii_case(place)) {
-        Some((p, celsius, conditions)) => {
-            Ok(ToolOutput::text(format!("{p}: {celsius}°C, {conditions}"))
-                .and_structured(json!({"place": p, "celsius": celsius, "conditions": conditions})))
-        }
-        None => Err(ToolError::new(format!("no weather station for {place}"))),
-    }
 }
 
 async fn read_resource(uri: String) -> Result<Vec<ResourceContents>, ReadError> {
@@ -245,9 +242,7 @@ fn usage() -> ExitCode {
 /// build it from its sources with `Declared::build` or the `connectome` CLI).
 fn config(connectome: bool) -> ServerConfig {
     if !connectome {
-        return ServerConfig::new(catalog())
-            .server_name("weather")
-            .dispatch(get_weather);
+        return ServerConfig::new(catalog()).server_name("weather");
     }
     use beam_mcp::connectome::canonical::DigestAlgorithm;
     use beam_mcp::connectome::declared::Declared;
@@ -279,7 +274,6 @@ fn config(connectome: bool) -> ServerConfig {
     let catalog = surface.add_to(catalog()).reader(reader);
     ServerConfig::new(catalog)
         .server_name("weather")
-        .dispatch(get_weather)
         .collector(collector)
 }
 

@@ -194,11 +194,30 @@ impl ToolOutput {
     }
 }
 
-/// A tool's own failure. The client sees it as a result with `isError: true` and the message
-/// as text, so a model can read it and correct itself.
+/// A tool's own failure, or the host's fault.
+///
+/// A tool's own failure ([`ToolError::new`], or `?` on any error type, whose `Display` becomes
+/// the message) reaches the client as a result with `isError: true` and the message as text,
+/// so a model can read it and correct itself. An internal one ([`ToolError::internal`]) is the
+/// host's fault: the client gets -32603 with nothing of the detail, which is logged with the
+/// tool's name.
+///
+/// Like `anyhow::Error`, it converts from every `std::error::Error` and so does not implement
+/// that trait itself:
+///
+/// ```
+/// use beam_mcp::ToolError;
+///
+/// fn parse(text: &str) -> Result<u8, ToolError> {
+///     Ok(text.parse::<u8>()?)
+/// }
+/// assert_eq!(parse("300").unwrap_err().message(), "number too large to fit in target type");
+/// assert!(!parse("300").unwrap_err().is_internal());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolError {
     message: String,
+    internal: bool,
 }
 
 impl ToolError {
@@ -206,12 +225,27 @@ impl ToolError {
     pub fn new(message: impl Into<String>) -> Self {
         ToolError {
             message: message.into(),
+            internal: false,
         }
     }
 
-    /// The message.
+    /// The host's fault, with a detail for its log: the client is answered -32603 and sees
+    /// nothing of it.
+    pub fn internal(detail: impl Into<String>) -> Self {
+        ToolError {
+            message: detail.into(),
+            internal: true,
+        }
+    }
+
+    /// The message (for an internal error, the detail that goes to the log).
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// Whether this is the host's fault rather than the tool's own failure.
+    pub fn is_internal(&self) -> bool {
+        self.internal
     }
 }
 
@@ -221,7 +255,11 @@ impl fmt::Display for ToolError {
     }
 }
 
-impl std::error::Error for ToolError {}
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
+    fn from(error: E) -> Self {
+        ToolError::new(error.to_string())
+    }
+}
 
 /// The host's dispatch function: `(tool, arguments, context) -> output or tool error`.
 ///

@@ -81,8 +81,17 @@ pub enum ConfigError {
         /// What the schema compiler refused.
         source: SchemaError,
     },
-    /// Tools are listed but no dispatch function was given.
-    MissingDispatch,
+    /// A tool has no handler of its own and the configuration no dispatch function.
+    MissingDispatch {
+        /// The first such tool.
+        tool: String,
+    },
+    /// A tool's handler has two extractors that take the arguments (two `Args`, or `Args` and
+    /// `ToolCall`): the second would see none.
+    HandlerReadsArgumentsTwice {
+        /// The tool.
+        tool: String,
+    },
     /// Resources are listed but the catalog has no reader.
     MissingReader,
     /// Prompts are listed but the catalog has no renderer.
@@ -141,9 +150,14 @@ impl fmt::Display for ConfigError {
             ConfigError::PromptSchema { prompt, source } => {
                 write!(f, "prompt `{prompt}`: argument schema refused: {source}")
             }
-            ConfigError::MissingDispatch => {
-                f.write_str("the catalog lists tools but no dispatch function was given")
-            }
+            ConfigError::MissingDispatch { tool } => write!(
+                f,
+                "tool `{tool}` has no handler and no dispatch function was given"
+            ),
+            ConfigError::HandlerReadsArgumentsTwice { tool } => write!(
+                f,
+                "tool `{tool}`: the handler takes the arguments twice (two `Args`, or `Args` and `ToolCall`)"
+            ),
             ConfigError::MissingReader => {
                 f.write_str("the catalog lists resources but provides no reader")
             }

@@ -42,6 +42,7 @@ pub mod content;
 mod dispatch;
 mod error;
 mod extensions;
+pub mod handler;
 pub mod metrics;
 mod outcome;
 pub mod protocol;
@@ -86,6 +87,7 @@ pub use dispatch::{
 };
 pub use error::{ConfigError, HeaderFault};
 pub use extensions::Extensions;
+pub use handler::{Args, Extension, Json};
 pub use outcome::{Outcome, RefusalReason, Refused};
 pub use schema::Arguments;
 pub use server::{Answer, Pending, Reply, Server, ServerConfig, Step, DEFAULT_PAGE_SIZE};

@@ -165,6 +165,9 @@ pub struct Schema {
 struct Inner {
     raw: Value,
     engine: Engine,
+    /// Whether arguments carry the keys the schema admitted without declaring them: yes, but
+    /// for the open object of a tool that declares no schema, which takes no arguments.
+    forwards_undeclared: bool,
 }
 
 /// Which validator checks a schema: the subset's own, or the general 2020-12 one.
@@ -225,6 +228,7 @@ impl Schema {
             inner: Arc::new(Inner {
                 raw: raw.clone(),
                 engine,
+                forwards_undeclared: true,
             }),
         })
     }
@@ -239,6 +243,7 @@ impl Schema {
             inner: Arc::new(Inner {
                 raw: serde_json::json!({"type": "object"}),
                 engine: Engine::Subset(root),
+                forwards_undeclared: false,
             }),
         }
     }
@@ -303,8 +308,10 @@ impl Schema {
         }
     }
 
-    /// Validate, then normalise an object instance into [`Arguments`]: only the declared
-    /// top-level properties, keyed by the schema's own names, values cloned untouched.
+    /// Validate, then normalise an object instance into [`Arguments`]: the declared top-level
+    /// properties keyed by the schema's own names, and apart from them the keys the schema
+    /// admitted undeclared (none for [`open_object`](Schema::open_object)), values cloned
+    /// untouched.
     ///
     /// # Errors
     ///
@@ -327,7 +334,15 @@ impl Schema {
             .iter()
             .filter_map(|(name, _)| map.get(&**name).map(|v| (Arc::clone(name), v.clone())))
             .collect();
-        Ok(Arguments::from_entries(entries))
+        if !self.inner.forwards_undeclared {
+            return Ok(Arguments::from_entries(entries));
+        }
+        let undeclared = map
+            .iter()
+            .filter(|(k, _)| !self.declared().iter().any(|(name, _)| **name == ***k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        Ok(Arguments::from_entries(entries).with_undeclared(undeclared))
     }
 
     /// As [`arguments`](Schema::arguments), moving the values out of an owned instance instead
@@ -360,7 +375,11 @@ impl Schema {
             .iter()
             .filter_map(|(name, _)| map.remove(&**name).map(|v| (Arc::clone(name), v)))
             .collect();
-        Ok(Arguments::from_entries(entries))
+        if !self.inner.forwards_undeclared {
+            return Ok(Arguments::from_entries(entries));
+        }
+        // Validation passed, so whatever is left the schema admitted without declaring.
+        Ok(Arguments::from_entries(entries).with_undeclared(map))
     }
 
     fn object_instance<'v>(

@@ -168,11 +168,19 @@ impl Server {
                 reason: "must be at least 1",
             });
         }
-        let has_tools = !config.catalog.tools.is_empty();
-        let catalog = ValidatedCatalog::build(config.catalog, config.header_faults)?;
-        if has_tools && config.dispatch.is_none() {
-            return Err(ConfigError::MissingDispatch);
+        if config.dispatch.is_none() {
+            if let Some(tool) = config.catalog.tools.iter().find(|t| t.handler.is_none()) {
+                return Err(ConfigError::MissingDispatch {
+                    tool: tool.name().to_owned(),
+                });
+            }
         }
+        if let Some(tool) = config.catalog.tools.iter().find(|t| t.argument_readers > 1) {
+            return Err(ConfigError::HandlerReadsArgumentsTwice {
+                tool: tool.name().to_owned(),
+            });
+        }
+        let catalog = ValidatedCatalog::build(config.catalog, config.header_faults)?;
         // Cursor tags resist forgery only under a secret key: without OS randomness and
         // without a host key, refuse to start rather than fall back to a guessable one.
         let cursor_key = match config.cursor_key {

@@ -253,7 +253,24 @@ fn tools_need_a_dispatch_and_pages_need_a_size() {
         Catalog::new().tool(ToolSpec::new("a", "x")),
     ))
     .unwrap_err();
-    assert_eq!(e, ConfigError::MissingDispatch);
+    assert_eq!(e, ConfigError::MissingDispatch { tool: "a".into() });
+    // A tool with its own handler needs no dispatch function; the one beside it without does.
+    let e = Server::new(ServerConfig::new(
+        Catalog::new()
+            .tool(ToolSpec::new("served", "x").with_handler(|| async { "ok" }))
+            .tool(ToolSpec::new("unserved", "x")),
+    ))
+    .unwrap_err();
+    assert_eq!(
+        e,
+        ConfigError::MissingDispatch {
+            tool: "unserved".into()
+        }
+    );
+    assert!(Server::new(ServerConfig::new(
+        Catalog::new().tool(ToolSpec::new("served", "x").with_handler(|| async { "ok" }))
+    ))
+    .is_ok());
     let e = Server::new(with_dispatch(Catalog::new()).page_size(0)).unwrap_err();
     assert!(matches!(
         e,

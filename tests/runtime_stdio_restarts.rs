@@ -23,7 +23,7 @@ const CAP_PER_ROUND: u64 = 1500;
 /// Lines written after the last restart.
 const TAIL: u64 = 100;
 const LIMIT: Duration = Duration::from_secs(120);
-const SERVED: &str = "Oslo: 12°C, light rain";
+const SERVED: &str = r#"{"celsius":12,"conditions":"light rain","place":"Oslo"}"#;
 
 fn frame(id: u64) -> Vec<u8> {
     let mut line = serde_json::to_vec(&json!({

@@ -115,10 +115,20 @@ async fn arguments_are_keyed_by_the_schema_and_values_untouched() {
     assert_eq!(a.get("n"), Some(&json!(1.5)));
     assert_eq!(
         a.get("undeclared"),
-        None,
-        "undeclared keys are validated, then not forwarded"
+        Some(&json!({"deep": [1]})),
+        "keys the schema admits undeclared reach the host too"
     );
-    assert_eq!(a.len(), 2);
+    assert_eq!(
+        a.entries().map(|(k, _)| &**k).collect::<Vec<_>>(),
+        ["n", "place"],
+        "declared keys are the schema's own, in its order"
+    );
+    assert_eq!(
+        a.undeclared().keys().collect::<Vec<_>>(),
+        ["undeclared"],
+        "the undeclared ones apart, as the caller spelled them"
+    );
+    assert_eq!(a.len(), 3);
     assert!(
         calls[1].arguments.is_empty(),
         "a tool without a schema is dispatched empty arguments"
@@ -127,8 +137,8 @@ async fn arguments_are_keyed_by_the_schema_and_values_untouched() {
     assert_eq!(g.get("place"), Some(&json!("Bergen")));
     assert_eq!(
         (g.get("tag-a"), g.get("other"), g.len()),
-        (None, None, 1),
-        "keys matched by patternProperties or additionalProperties are validated, not forwarded"
+        (Some(&json!("x")), Some(&json!(3)), 3),
+        "keys matched by patternProperties or additionalProperties are validated and forwarded"
     );
 }
 

@@ -110,7 +110,7 @@ async fn legacy_session_initialize_ping_and_envelope() {
         ))
         .await;
     l.check_response("CallToolResult", &call);
-    assert_eq!(call["result"]["content"][0]["text"], "Lima: 19°C, overcast");
+    assert_eq!(call["result"]["content"][0]["text"], "{\"celsius\":19,\"conditions\":\"overcast\",\"place\":\"Lima\"}");
     assert!(
         c.unsolicited.is_empty(),
         "a notification was answered: {:?}",
@@ -265,7 +265,7 @@ async fn modern_requests_carry_the_envelope_and_cache_hints() {
     m.check_response("CallToolResult", &ok);
     assert_eq!(
         ok["result"]["content"][0],
-        json!({"type":"text","text":"Oslo: 12°C, light rain"})
+        json!({"type":"text","text":"{\"celsius\":12,\"conditions\":\"light rain\",\"place\":\"Oslo\"}"})
     );
     let host_err = c
         .request(modern(
@@ -538,9 +538,9 @@ async fn requests_are_served_concurrently_each_on_its_own_line() {
         let v = c.next_line().await.unwrap();
         let id = v["id"].as_i64().unwrap();
         let want = if id % 2 == 0 {
-            "Oslo: 12°C, light rain"
+            "{\"celsius\":12,\"conditions\":\"light rain\",\"place\":\"Oslo\"}"
         } else {
-            "Lima: 19°C, overcast"
+            "{\"celsius\":19,\"conditions\":\"overcast\",\"place\":\"Lima\"}"
         };
         assert_eq!(v["result"]["content"][0]["text"], want);
         assert!(seen.insert(id));
@@ -685,7 +685,7 @@ async fn structured_results_and_completion_at_both_revisions() {
             ok["result"]["structuredContent"],
             json!({"place": "Lima", "celsius": 19, "conditions": "overcast"})
         );
-        assert_eq!(ok["result"]["content"][0]["text"], "Lima: 19°C, overcast");
+        assert_eq!(ok["result"]["content"][0]["text"], "{\"celsius\":19,\"conditions\":\"overcast\",\"place\":\"Lima\"}");
         // A tool error carries no structured result, and needs none.
         let err = c
             .request(mk(

@@ -133,8 +133,9 @@ EXPECT = {
         "get_weather listed with its schema",
     ),
     "tools/call": result_check(
-        lambda r: not r.get("isError") and text_of(r["content"][0]) == "Oslo: 12°C, light rain",
-        "'Oslo: 12°C, light rain'",
+        lambda r: not r.get("isError")
+        and r.get("structuredContent") == {"place": "Oslo", "celsius": 12, "conditions": "light rain"},
+        "Oslo's report as structured content",
     ),
     "resources/list": result_check(
         lambda r: has(r["resources"], "uri", "weather://places"), "weather://places listed"

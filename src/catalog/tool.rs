@@ -1,5 +1,7 @@
 //! The tool declaration a host hands the server.
 
+use crate::dispatch::Dispatch;
+use crate::handler::{Bound, ToolHandler};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
@@ -68,7 +70,7 @@ impl fmt::Display for CommandClass {
 /// assert_eq!(tool.command_class(), &CommandClass::OBSERVE);
 /// assert!(tool.input_schema().is_some());
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct ToolSpec {
     pub(crate) name: Arc<str>,
     pub(crate) title: Option<String>,
@@ -78,6 +80,47 @@ pub struct ToolSpec {
     pub(crate) input_schema: Option<Value>,
     pub(crate) output_schema: Option<Value>,
     pub(crate) required_capabilities: Vec<String>,
+    /// The tool's own handler; without one, the configuration's dispatch function serves it.
+    pub(crate) handler: Option<Arc<dyn Dispatch>>,
+    /// How many of the handler's extractors take the arguments (more than one is refused at
+    /// startup).
+    pub(crate) argument_readers: usize,
+}
+
+impl fmt::Debug for ToolSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolSpec")
+            .field("name", &self.name)
+            .field("title", &self.title)
+            .field("description", &self.description)
+            .field("command_class", &self.command_class)
+            .field("mode", &self.mode)
+            .field("input_schema", &self.input_schema)
+            .field("output_schema", &self.output_schema)
+            .field("required_capabilities", &self.required_capabilities)
+            .field("handler", &self.handler.is_some())
+            .finish()
+    }
+}
+
+/// Two specs are equal when they declare the same tool and share one handler (or have none).
+impl PartialEq for ToolSpec {
+    fn eq(&self, other: &Self) -> bool {
+        let same_handler = match (&self.handler, &other.handler) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        self.name == other.name
+            && self.title == other.title
+            && self.description == other.description
+            && self.command_class == other.command_class
+            && self.mode == other.mode
+            && self.input_schema == other.input_schema
+            && self.output_schema == other.output_schema
+            && self.required_capabilities == other.required_capabilities
+            && same_handler
+    }
 }
 
 impl ToolSpec {
@@ -92,7 +135,63 @@ impl ToolSpec {
             input_schema: None,
             output_schema: None,
             required_capabilities: Vec::new(),
+            handler: None,
+            argument_readers: 0,
         }
+    }
+
+    /// Sets the tool's own handler: an async function of extractors (see [`crate::handler`]).
+    /// Its arguments' derived schema becomes the input schema and its structured result's the
+    /// output schema, each unless the spec already sets one (a schema set by hand must admit
+    /// only what the handler's types decode: a call that passes it and fails to decode is
+    /// answered -32603 and logged as the host's fault).
+    ///
+    /// The tool is then served by this handler rather than the configuration's dispatch
+    /// function, through the same validation, runtime pool, deadline and panic isolation.
+    ///
+    /// ```
+    /// use beam_mcp::{Args, ToolSpec};
+    /// use schemars::JsonSchema;
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Ping {
+    ///     host: String,
+    /// }
+    ///
+    /// let tool = ToolSpec::new("ping_host", "Ping a host.")
+    ///     .with_handler(|Args(p): Args<Ping>| async move { format!("pong from {}", p.host) });
+    /// assert_eq!(tool.input_schema().unwrap()["properties"]["host"]["type"], "string");
+    /// ```
+    #[must_use]
+    pub fn with_handler<H, M>(mut self, handler: H) -> Self
+    where
+        H: ToolHandler<M>,
+        M: 'static,
+    {
+        if self.input_schema.is_none() {
+            self.input_schema = H::input_schema();
+        }
+        if self.output_schema.is_none() {
+            self.output_schema = H::output_schema();
+        }
+        self.argument_readers = H::argument_readers();
+        self.handler = Some(Arc::new(Bound::new(handler)));
+        self
+    }
+
+    /// The same, with an untyped handler: the whole [`ToolCall`](crate::ToolCall) in, the
+    /// output or the tool's error out, shared (as one [`Dispatch`] may serve several tools).
+    #[must_use]
+    pub fn with_dispatch(mut self, dispatch: Arc<dyn Dispatch>) -> Self {
+        self.argument_readers = 1;
+        self.handler = Some(dispatch);
+        self
+    }
+
+    /// Whether the tool has its own handler.
+    pub fn has_handler(&self) -> bool {
+        self.handler.is_some()
     }
 
     /// Sets the human-readable title.

@@ -271,8 +271,14 @@ async fn run_tool(
     index: usize,
     call: ToolCall,
 ) -> (Reply, HostOutcome) {
-    let (Some(dispatch), Some(entry)) = (inner.dispatch.as_ref(), inner.catalog.tools.get(index))
-    else {
+    let Some(entry) = inner.catalog.tools.get(index) else {
+        return (
+            Reply::error(Some(id), RpcError::internal()),
+            HostOutcome::Returned,
+        );
+    };
+    // The tool's own handler, else the catalog's one dispatch function.
+    let Some(dispatch) = entry.spec.handler.as_ref().or(inner.dispatch.as_ref()) else {
         // Routing checked both: unreachable, answered rather than assumed.
         return (
             Reply::error(Some(id), RpcError::internal()),
@@ -307,10 +313,22 @@ async fn run_tool(
     let counted = match (host, returned_ok, outcome.is_ok()) {
         (HostOutcome::Panicked, _, _) => metrics::ToolOutcome::Panic,
         (_, true, false) => metrics::ToolOutcome::Nonconforming,
+        (_, _, false) if outcome.as_ref().is_err_and(ToolError::is_internal) => {
+            metrics::ToolOutcome::Nonconforming
+        }
         (_, _, false) => metrics::ToolOutcome::ToolError,
         (_, _, true) => metrics::ToolOutcome::Ok,
     };
     metrics::tool_call(metric_keys, counted, took);
+    match &outcome {
+        Err(e) if e.is_internal() => {
+            // The host's fault (its types and its schema disagree, say): the detail is for its
+            // log, the caller learns only that the server failed.
+            tracing::error!(%tool, detail = e.message(), "tool call failed inside the host");
+            return (Reply::error(Some(id), RpcError::internal()), host);
+        }
+        _ => {}
+    }
     let reply = encode_tool_result(inner, id, revision, &outcome);
     // A host actor reads the tool's answer as the tool gave it, not the bytes.
     let reply = if carrier == Carrier::Host {

@@ -602,7 +602,7 @@ fn tools_call(inner: &Arc<Inner>, id: RequestId, context: CallContext, params: P
         Ok(a) => a,
         Err(e) => return fail(&id, e),
     };
-    if inner.dispatch.is_none() {
+    if inner.dispatch.is_none() && tool.spec.handler.is_none() {
         return fail(&id, RpcError::internal());
     }
     // A general schema's validation is bounded but may cost up to the budget: it runs with the
