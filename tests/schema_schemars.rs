@@ -1,4 +1,4 @@
-//! A host whose schema `schemars` derives from Rust types (`examples/schemars_host.rs`), run as
+//! A host whose schema `schemars` derives from Rust types (`examples/typed_tools.rs`), run as
 //! a real subprocess and driven over stdio and over HTTP on 127.0.0.1: the schema has `$defs`,
 //! `$ref`, `enum`, `anyOf` and `format`, is advertised exactly as derived, and is enforced,
 //! each refusal -32602 with the failing path.
@@ -39,10 +39,10 @@ fn call(id: i64, args: Value) -> Value {
 
 /// What the host hands to `ToolSpec::input_schema`, printed by the host itself.
 fn derived_schema() -> Value {
-    let out = std::process::Command::new(example_path("schemars_host"))
+    let out = std::process::Command::new(example_path("typed_tools"))
         .arg("--print-schema")
         .output()
-        .expect("run schemars_host --print-schema (cargo test builds examples)");
+        .expect("run typed_tools --print-schema (cargo test builds examples)");
     assert!(out.status.success());
     let schema: Value = serde_json::from_slice(&out.stdout).unwrap();
     let text = schema.to_string();
@@ -59,8 +59,9 @@ fn derived_schema() -> Value {
         );
     }
     assert_eq!(
-        schema["$schema"],
-        "https://json-schema.org/draft/2020-12/schema"
+        schema.get("$schema"),
+        None,
+        "2020-12 is MCP's default: the derived schema does not say it"
     );
     schema
 }
@@ -137,7 +138,7 @@ fn assert_refused(r: &Value, path: &str, keyword: &str, args: &Value) {
 async fn over_stdio_the_derived_schema_is_advertised_unchanged_and_enforced() {
     let schema = derived_schema();
     let m = Spec::load(MODERN);
-    let mut c = ChildClient::spawn("schemars_host", &[]);
+    let mut c = ChildClient::spawn("typed_tools", &[]);
 
     let list = c.request(modern(1, "tools/list", json!({}))).await;
     m.check_response("ListToolsResult", &list);
@@ -172,14 +173,14 @@ async fn over_stdio_the_derived_schema_is_advertised_unchanged_and_enforced() {
 
 /// Starts the host on a free loopback port and reads the address it prints.
 async fn spawn_http() -> (tokio::process::Child, SocketAddr) {
-    let mut child = tokio::process::Command::new(example_path("schemars_host"))
+    let mut child = tokio::process::Command::new(example_path("typed_tools"))
         .args(["--http", "127.0.0.1:0", "--print-addr"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .kill_on_drop(true)
         .spawn()
-        .expect("spawn schemars_host");
+        .expect("spawn typed_tools");
     let stdout = child.stdout.take().unwrap();
     let line = tokio::time::timeout(WAIT, BufReader::new(stdout).lines().next_line())
         .await

@@ -1,0 +1,187 @@
+//! Typed tools (`examples/typed_tools.rs`) run as a real subprocess and driven over stdio and
+//! over HTTP/1.1 and h2c on 127.0.0.1: what the derived schema admits is what the handler's
+//! types decode (a `#[serde(flatten)]` map gets the undeclared keys, `3.0` reaches a `u8`), the
+//! context reaches the handler, and a value that passes a hand-set schema but not the type is
+//! the host's bug: -32603 with nothing of the value, logged with the tool's name.
+
+#[path = "support/child.rs"]
+mod child;
+#[path = "support/http.rs"]
+mod http_rig;
+#[path = "support/spec.rs"]
+mod spec;
+
+use std::net::SocketAddr;
+use std::process::Stdio;
+
+use child::{example_path, ChildClient, WAIT};
+use http_rig::{Client, BOTH};
+use serde_json::{json, Value};
+use spec::Spec;
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+const MODERN: &str = "2026-07-28";
+
+fn modern(id: i64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+fn call(id: i64, tool: &str, args: Value) -> Value {
+    modern(id, "tools/call", json!({"name": tool, "arguments": args}))
+}
+
+/// Each call and what must come back: `Ok(structuredContent or text)` or `Err((code, keyword))`.
+enum Want {
+    Structured(Value),
+    Text(&'static str),
+    Refused(&'static str, &'static str),
+    Internal,
+}
+
+fn cases() -> Vec<(&'static str, Value, Want)> {
+    vec![
+        (
+            "label",
+            json!({"name": "crate", "level": 3.0, "color": "red", "size": "L"}),
+            Want::Structured(json!({
+                "name": "crate", "level": 3, "labels": {"color": "red", "size": "L"}
+            })),
+        ),
+        (
+            "label",
+            json!({"name": "crate", "level": 255}),
+            Want::Structured(json!({"name": "crate", "level": 255, "labels": {}})),
+        ),
+        (
+            "label",
+            json!({"name": "crate", "level": 2.5e2}),
+            Want::Structured(json!({"name": "crate", "level": 250, "labels": {}})),
+        ),
+        (
+            "label",
+            json!({"name": "crate", "level": 256}),
+            Want::Refused("/level", "maximum"),
+        ),
+        (
+            "label",
+            json!({"name": "crate", "level": 3.5}),
+            Want::Refused("/level", "type"),
+        ),
+        (
+            "label",
+            json!({"name": "crate", "level": 1, "color": 5}),
+            Want::Refused("/color", "type"),
+        ),
+        ("strict_count", json!({"n": 7.0}), Want::Text("counted 7")),
+        ("strict_count", json!({"n": 300}), Want::Internal),
+    ]
+}
+
+fn check(spec: &Spec, tool: &str, args: &Value, want: &Want, reply: &Value, how: &str) {
+    match want {
+        Want::Structured(value) => {
+            spec.check_response("CallToolResult", reply);
+            let result = &reply["result"];
+            assert_eq!(&result["structuredContent"], value, "{how} {tool} {args}");
+            let text: Value =
+                serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+            assert_eq!(&text, value, "{how}: the text block is the same JSON");
+        }
+        Want::Text(text) => {
+            spec.check_response("CallToolResult", reply);
+            assert_eq!(reply["result"]["content"][0]["text"], *text, "{how} {args}");
+        }
+        Want::Refused(path, keyword) => {
+            assert_eq!(reply["error"]["code"], -32602, "{how} {args}: {reply}");
+            assert_eq!(reply["error"]["data"]["path"], *path, "{how} {args}");
+            assert_eq!(reply["error"]["data"]["keyword"], *keyword, "{how} {args}");
+            assert_eq!(reply["error"]["data"]["tool"], tool, "{how} {args}");
+        }
+        Want::Internal => {
+            assert_eq!(reply["error"]["code"], -32603, "{how} {args}: {reply}");
+            let text = reply.to_string();
+            assert!(
+                !text.contains("300") && !text.contains("u8"),
+                "{how}: the reply says nothing of the value or the type: {text}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn over_stdio_what_the_schema_admits_the_types_decode() {
+    let m = Spec::load(MODERN);
+    let mut c = ChildClient::spawn("typed_tools", &[]);
+    for (i, (tool, args, want)) in cases().into_iter().enumerate() {
+        let reply = c.request(call(i as i64 + 1, tool, args.clone())).await;
+        check(&m, tool, &args, &want, &reply, "stdio");
+    }
+    let who = c.request(call(100, "whoami", json!({}))).await;
+    m.check_response("CallToolResult", &who);
+    assert_eq!(
+        who["result"]["structuredContent"],
+        json!({"revision": MODERN, "carrier": "stdio"})
+    );
+    c.close_stdin();
+    assert!(c.wait_exit().await.success());
+}
+
+/// Starts the host on a free loopback port, its log piped, and reads the address it prints.
+async fn spawn_http() -> (tokio::process::Child, SocketAddr) {
+    let mut child = tokio::process::Command::new(example_path("typed_tools"))
+        .args(["--http", "127.0.0.1:0", "--print-addr"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn typed_tools");
+    let stdout = child.stdout.take().unwrap();
+    let line = tokio::time::timeout(WAIT, BufReader::new(stdout).lines().next_line())
+        .await
+        .expect("no address within the wait")
+        .unwrap()
+        .expect("the host printed no address");
+    (child, line.trim().parse().unwrap())
+}
+
+#[tokio::test]
+async fn over_http_what_the_schema_admits_the_types_decode_and_a_mismatch_is_logged() {
+    let m = Spec::load(MODERN);
+    let (mut child, addr) = spawn_http().await;
+    for proto in BOTH {
+        let client = Client::new(proto, addr);
+        for (i, (tool, args, want)) in cases().into_iter().enumerate() {
+            let r = client.post(&call(i as i64 + 1, tool, args.clone())).await;
+            // Invalid arguments are an answer about the call (200); the host's bug is the
+            // server's failure (500), as every -32603 is.
+            let status = if matches!(want, Want::Internal) { 500 } else { 200 };
+            assert_eq!(r.status, status, "{proto:?} {tool} {args}");
+            check(&m, tool, &args, &want, &r.json(), &format!("{proto:?}"));
+        }
+        let who = client.post(&call(100, "whoami", json!({}))).await.json();
+        assert_eq!(
+            who["result"]["structuredContent"],
+            json!({"revision": MODERN, "carrier": "http"}),
+            "{proto:?}"
+        );
+    }
+    // The host's bug is in the host's log, named by tool.
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    let logged = tokio::time::timeout(WAIT, async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.contains("strict_count") && line.contains("did not decode") {
+                return line;
+            }
+        }
+        panic!("the log ended without the decode failure");
+    })
+    .await
+    .expect("the decode failure was not logged within the wait");
+    assert!(logged.contains("ERROR"), "{logged}");
+}
