@@ -266,6 +266,56 @@ impl<O: IntoToolOutput, E: Into<ToolError> + Send + 'static> IntoToolResult for 
 /// async fn count(Args(_x): Args<std::collections::HashMap<String, u8>>) -> u32 { 3 }
 /// let _ = ToolSpec::new("count", "Count.").with_handler(count);
 /// ```
+///
+/// ```compile_fail
+/// use beam_mcp::{Args, ToolSpec};
+/// // No `JsonSchema`: there is no schema to advertise and enforce.
+/// #[derive(serde::Deserialize)]
+/// struct Query { place: String }
+/// async fn look(Args(q): Args<Query>) -> String { q.place }
+/// let _ = ToolSpec::new("look", "Look.").with_handler(look);
+/// ```
+///
+/// ```compile_fail
+/// use beam_mcp::{Json, ToolError, ToolSpec};
+/// // A result type without `Serialize`/`JsonSchema` cannot be a structured result.
+/// struct Report { celsius: i64 }
+/// async fn read() -> Result<Json<Report>, ToolError> { Ok(Json(Report { celsius: 1 })) }
+/// let _ = ToolSpec::new("read", "Read.").with_handler(read);
+/// ```
+///
+/// ```compile_fail
+/// use beam_mcp::ToolSpec;
+/// // A bare `String` parameter is no extractor: arguments come as `Args<T>`.
+/// async fn echo(text: String) -> String { text }
+/// let _ = ToolSpec::new("echo", "Echo.").with_handler(echo);
+/// ```
+///
+/// ```compile_fail
+/// use beam_mcp::{Args, ToolSpec};
+/// use std::rc::Rc;
+/// // A future that is not `Send` cannot run in the dispatch pool.
+/// async fn local(Args(n): Args<std::collections::BTreeMap<String, u8>>) -> String {
+///     let held = Rc::new(n.len());
+///     tokio::task::yield_now().await;
+///     held.to_string()
+/// }
+/// let _ = ToolSpec::new("local", "Local.").with_handler(local);
+/// ```
+///
+/// And the same shapes with the right types compile:
+///
+/// ```
+/// use beam_mcp::{Args, Json, ToolError, ToolSpec};
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Query { place: String }
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Report { celsius: i64 }
+/// async fn read(Args(_q): Args<Query>) -> Result<Json<Report>, ToolError> {
+///     Ok(Json(Report { celsius: 1 }))
+/// }
+/// let _ = ToolSpec::new("read", "Read.").with_handler(read);
+/// ```
 pub trait ToolHandler<M>: Send + Sync + Sized + 'static {
     /// The input schema its extractors declare.
     fn input_schema() -> Option<Value>;
