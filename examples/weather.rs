@@ -50,6 +50,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// Each station: its place, the temperature in °C, the conditions.
 const PLACES: [(&str, i64, &str); 2] = [("Oslo", 12, "light rain"), ("Lima", 19, "overcast")];
 
+// side-by-side: begin
 /// Where to read the weather.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -73,10 +74,16 @@ struct Report {
 
 /// The tool: its name, description and hints once; its schemas from `Query` and `Report`.
 async fn get_weather(Args(query): Args<Query>) -> Result<Json<Report>, ToolError> {
-    let found = PLACES.iter().find(|(p, ..)| p.eq_ignore_ascii_case(&query.place));
+    let found = PLACES
+        .iter()
+        .find(|(p, ..)| p.eq_ignore_ascii_case(&query.place));
     let (place, celsius, conditions) =
         found.ok_or_else(|| ToolError::new(format!("no weather station for {}", query.place)))?;
-    Ok(Json(Report { place, celsius: *celsius, conditions }))
+    Ok(Json(Report {
+        place,
+        celsius: *celsius,
+        conditions,
+    }))
 }
 
 fn catalog() -> Catalog {
@@ -87,6 +94,7 @@ fn catalog() -> Catalog {
                 .with_mode(Mode::ReadOnly)
                 .with_handler(get_weather),
         )
+        // side-by-side: end
         .resource(ResourceSpec::new("weather://places", "places").with_mime_type("text/plain"))
         .resource(ResourceTemplateSpec::new("weather://place/{name}", "place"))
         .prompt(

@@ -30,10 +30,7 @@ struct Greeting {
     by: String,
 }
 
-async fn greet(
-    Extension(who): Extension<Principal>,
-    Args(g): Args<Greet>,
-) -> Json<Greeting> {
+async fn greet(Extension(who): Extension<Principal>, Args(g): Args<Greet>) -> Json<Greeting> {
     Json(Greeting {
         text: vec![format!("hello {}", g.name); usize::from(g.times)].join(", "),
         by: who.0,
@@ -49,10 +46,12 @@ fn server() -> Server {
             }
             "unreachable"
         }))
-        .tool(ToolSpec::new("hang", "Never answers.").with_handler(|| async {
-            std::future::pending::<()>().await;
-            "unreachable"
-        }));
+        .tool(
+            ToolSpec::new("hang", "Never answers.").with_handler(|| async {
+                std::future::pending::<()>().await;
+                "unreachable"
+            }),
+        );
     Server::new(ServerConfig::new(catalog)).unwrap()
 }
 

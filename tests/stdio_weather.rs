@@ -110,7 +110,10 @@ async fn legacy_session_initialize_ping_and_envelope() {
         ))
         .await;
     l.check_response("CallToolResult", &call);
-    assert_eq!(call["result"]["content"][0]["text"], "{\"celsius\":19,\"conditions\":\"overcast\",\"place\":\"Lima\"}");
+    assert_eq!(
+        call["result"]["content"][0]["text"],
+        "{\"celsius\":19,\"conditions\":\"overcast\",\"place\":\"Lima\"}"
+    );
     assert!(
         c.unsolicited.is_empty(),
         "a notification was answered: {:?}",
@@ -685,7 +688,10 @@ async fn structured_results_and_completion_at_both_revisions() {
             ok["result"]["structuredContent"],
             json!({"place": "Lima", "celsius": 19, "conditions": "overcast"})
         );
-        assert_eq!(ok["result"]["content"][0]["text"], "{\"celsius\":19,\"conditions\":\"overcast\",\"place\":\"Lima\"}");
+        assert_eq!(
+            ok["result"]["content"][0]["text"],
+            "{\"celsius\":19,\"conditions\":\"overcast\",\"place\":\"Lima\"}"
+        );
         // A tool error carries no structured result, and needs none.
         let err = c
             .request(mk(

@@ -203,12 +203,19 @@ fn draw(rng: &mut Rng, root: &Value, schema: &Value, depth: usize, stats: &mut S
         "array" => {
             if let Some(prefix) = schema.get("prefixItems").and_then(Value::as_array) {
                 return Value::Array(
-                    prefix.iter().map(|s| draw(rng, root, s, depth + 1, stats)).collect(),
+                    prefix
+                        .iter()
+                        .map(|s| draw(rng, root, s, depth + 1, stats))
+                        .collect(),
                 );
             }
             let n = if depth > 4 { 0 } else { rng.below(3) };
             let items = schema.get("items").cloned().unwrap_or(json!({}));
-            Value::Array((0..n).map(|_| draw(rng, root, &items, depth + 1, stats)).collect())
+            Value::Array(
+                (0..n)
+                    .map(|_| draw(rng, root, &items, depth + 1, stats))
+                    .collect(),
+            )
         }
         _ => {
             let mut out = Map::new();
@@ -227,7 +234,10 @@ fn draw(rng: &mut Rng, root: &Value, schema: &Value, depth: usize, stats: &mut S
             if let Some(extra) = schema.get("additionalProperties").filter(|s| s.is_object()) {
                 for i in 0..rng.below(3) {
                     stats.flattened_keys += 1;
-                    out.insert(format!("extra{i}"), draw(rng, root, extra, depth + 1, stats));
+                    out.insert(
+                        format!("extra{i}"),
+                        draw(rng, root, extra, depth + 1, stats),
+                    );
                 }
             }
             Value::Object(out)
@@ -257,7 +267,11 @@ async fn one_seed(server: &Server, schemas: &[(String, Value)], seed: u64, stats
         let reply: Value = serde_json::from_slice(reply.bytes()).unwrap();
         match reply["error"]["code"].as_i64() {
             None => {
-                assert_eq!(reply["result"].get("isError"), None, "{tool} {args}: {reply}");
+                assert_eq!(
+                    reply["result"].get("isError"),
+                    None,
+                    "{tool} {args}: {reply}"
+                );
                 stats.admitted += 1;
             }
             Some(-32602) => stats.refused += 1,

@@ -159,7 +159,11 @@ async fn over_http_what_the_schema_admits_the_types_decode_and_a_mismatch_is_log
             let r = client.post(&call(i as i64 + 1, tool, args.clone())).await;
             // Invalid arguments are an answer about the call (200); the host's bug is the
             // server's failure (500), as every -32603 is.
-            let status = if matches!(want, Want::Internal) { 500 } else { 200 };
+            let status = if matches!(want, Want::Internal) {
+                500
+            } else {
+                200
+            };
             assert_eq!(r.status, status, "{proto:?} {tool} {args}");
             check(&m, tool, &args, &want, &r.json(), &format!("{proto:?}"));
         }

@@ -76,7 +76,11 @@ impl Arguments {
     /// key).
     pub fn into_map(self) -> Map<String, Value> {
         let mut map = self.undeclared;
-        map.extend(self.entries.into_iter().map(|(k, v)| (String::from(&*k), v)));
+        map.extend(
+            self.entries
+                .into_iter()
+                .map(|(k, v)| (String::from(&*k), v)),
+        );
         map
     }
 }
