@@ -1,4 +1,5 @@
-//! The normaliser: keys come from the schema, undeclared keys are dropped, values are untouched.
+//! The normaliser: declared keys come from the schema, keys it admits undeclared are forwarded
+//! apart as the caller spelled them (and dropped with the arguments), values are untouched.
 
 use std::sync::Arc;
 
@@ -60,26 +61,32 @@ fn owned_path_shares_keys_too() {
     let place = declared.iter().find(|d| &***d == "place").unwrap();
     assert!(Arc::ptr_eq(key, place));
     assert_eq!(value, &json!("Oslo"));
-    assert_eq!(args.len(), 1);
+    assert_eq!(args.entries().count(), 1);
+    assert_eq!(args.undeclared(), json!({"x": 1}).as_object().unwrap());
+    assert_eq!(args.len(), 2);
 }
 
 #[test]
-fn undeclared_keys_are_dropped() {
+fn undeclared_keys_are_forwarded_apart() {
     let schema = weather();
     let args = schema
         .arguments(&json!({"place": "Oslo", "evil": "x", "__proto__": {}, "": 1}))
         .unwrap();
     assert_eq!(
         args.iter().map(|(k, _)| k).collect::<Vec<_>>(),
-        vec!["place"]
+        vec!["place"],
+        "the declared ones, keyed by the schema"
     );
-    assert_eq!(args.get("evil"), None);
-    assert_eq!(args.get("__proto__"), None);
-    assert_eq!(args.get(""), None);
+    let mut undeclared: Vec<&str> = args.undeclared().keys().map(String::as_str).collect();
+    undeclared.sort_unstable();
+    assert_eq!(undeclared, ["", "__proto__", "evil"]);
+    assert_eq!(args.get("evil"), Some(&json!("x")));
+    assert_eq!(args.get("__proto__"), Some(&json!({})));
+    assert_eq!(args.get(""), Some(&json!(1)));
 }
 
 #[test]
-fn undeclared_keys_are_validated_before_being_dropped() {
+fn undeclared_keys_are_validated_before_being_forwarded() {
     let schema = Schema::compile(&json!({
         "type": "object",
         "properties": {"a": {}},
@@ -91,7 +98,7 @@ fn undeclared_keys_are_validated_before_being_dropped() {
     let args = schema.arguments(&json!({"a": 1, "b": "ok"})).unwrap();
     assert_eq!(
         args.into_map(),
-        json!({"a": 1}).as_object().unwrap().clone()
+        json!({"a": 1, "b": "ok"}).as_object().unwrap().clone()
     );
 }
 
@@ -161,11 +168,12 @@ fn open_object_gives_empty_arguments() {
 }
 
 #[test]
-fn schema_without_properties_gives_empty_arguments() {
+fn schema_without_properties_forwards_what_it_admits() {
     let schema = Schema::compile(&json!({"type": "object", "required": ["a"]})).unwrap();
     let args = schema.arguments(&json!({"a": 1})).unwrap();
-    assert!(args.is_empty());
-    assert_eq!(args.len(), 0);
+    assert_eq!(args.entries().count(), 0);
+    assert_eq!(args.get("a"), Some(&json!(1)));
+    assert_eq!(args.len(), 1);
 }
 
 #[test]
@@ -183,7 +191,7 @@ fn schema_keeps_nothing_from_callers() {
         m.insert(format!("caller-key-{i}"), json!(i));
         m.insert("place".into(), json!("x"));
         let args = schema.arguments(&Value::Object(m)).unwrap();
-        assert_eq!(args.len(), 1);
+        assert_eq!(args.entries().count(), 1);
         kept.push(args);
     }
     let at = schema
