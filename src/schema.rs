@@ -110,9 +110,10 @@
 //! applied in place to the root (`allOf`, `anyOf`, `oneOf`, `if`/`then`/`else`,
 //! `dependentSchemas`, a root `$ref`'s target). Undeclared keys that the schema admits —
 //! whether matched by `patternProperties`, an `additionalProperties` or
-//! `unevaluatedProperties` schema, or simply allowed — are validated and then not forwarded:
-//! they stay in the request and go with it. Nothing the caller sends is interned, cached or kept
-//! by the [`Schema`] or the validator.
+//! `unevaluatedProperties` schema, or simply allowed — are validated and forwarded apart
+//! ([`Arguments::undeclared`]), as the caller's own strings, owned by the arguments and dropped
+//! with them. Nothing the caller sends is interned, cached or kept by the [`Schema`] or the
+//! validator.
 //!
 //! ```
 //! use beam_mcp::schema::Schema;
@@ -125,7 +126,7 @@
 //! }))?;
 //! let args = schema.arguments(&json!({"place": "Oslo", "extra": 1}))?;
 //! assert_eq!(args.get("place"), Some(&json!("Oslo")));
-//! assert_eq!(args.get("extra"), None);
+//! assert_eq!(args.undeclared().get("extra"), Some(&json!(1)));
 //!
 //! let err = schema.validate(&json!({"place": 7})).unwrap_err();
 //! assert_eq!(err.to_string(), "/place: expected string, got number");

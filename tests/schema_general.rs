@@ -101,10 +101,15 @@ fn declared_names_reach_arguments_keyed_by_the_schema() {
     let args = s.arguments(&instance).unwrap();
     assert_eq!(
         args.clone().into_map(),
-        json!({"a": "x", "b": 2, "c": null})
+        json!({"a": "x", "b": 2, "c": null, "p-1": 3, "other": true})
             .as_object()
             .unwrap()
             .clone()
+    );
+    assert_eq!(
+        args.undeclared().keys().collect::<Vec<_>>(),
+        ["other", "p-1"],
+        "admitted undeclared: forwarded apart"
     );
     for (key, _) in args.entries() {
         assert!(
@@ -113,7 +118,7 @@ fn declared_names_reach_arguments_keyed_by_the_schema() {
         );
     }
     let owned = s.arguments_owned(instance).unwrap();
-    assert_eq!(owned.len(), 3);
+    assert_eq!((owned.entries().count(), owned.len()), (3, 5));
     assert_eq!(
         s.arguments(&json!({"p-1": "no"}))
             .unwrap_err()

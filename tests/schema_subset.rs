@@ -529,7 +529,7 @@ fn deep_instances_do_not_recurse_past_the_schema() {
         "additionalProperties": {"type": "array"}
     }));
     assert!(s.validate(&inst).is_ok());
-    assert!(s.arguments(&json!({"b": []})).unwrap().is_empty());
+    assert_eq!(s.arguments(&json!({"b": []})).unwrap().entries().count(), 0);
     let one_level = compile(json!({"items": {"type": "integer"}}));
     assert_eq!(
         one_level.validate(&inst["a"]).unwrap_err().instance_path(),

@@ -42,11 +42,7 @@ fn request(n: u64) -> (Value, fn(&Value) -> bool) {
         0 | 1 => (
             json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
                 "name": "get_weather", "arguments": {"place": "Oslo"}, "_meta": meta()}}),
-            |v| {
-                v["result"]["content"][0]["text"]
-                    .as_str()
-                    .is_some_and(|t| t.starts_with("Oslo"))
-            },
+            |v| v["result"]["structuredContent"]["place"] == "Oslo",
         ),
         2 => (
             json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
