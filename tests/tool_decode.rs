@@ -153,7 +153,7 @@ fn integer(rng: &mut Rng, schema: &Value, stats: &mut Stats) -> Value {
     if rng.chance(40) {
         stats.floats_as_integers += 1;
         json!(v)
-    } else if v >= 0.0 && v < 18_446_744_073_709_551_616.0 {
+    } else if (0.0..18_446_744_073_709_551_616.0).contains(&v) {
         json!(v as u64)
     } else if (-9_223_372_036_854_775_808.0..0.0).contains(&v) {
         json!(v as i64)
