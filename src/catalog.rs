@@ -7,14 +7,23 @@
 //! subset; a forbidden `x-mcp-header` annotation; a template with an unsupported expression;
 //! resources or prompts listed with no reader or renderer. An optional [`Completer`] answers
 //! `completion/complete` for prompt arguments and template variables.
+//!
+//! Every listed item may carry [`Icon`]s and host `_meta` members (`with_icon`, `with_meta`),
+//! and a tool the five `annotations` of the schema; [`crate::Server::new`] checks an icon's
+//! source and every `_meta` key at startup (`meta.rs` holds the key rules).
 
 mod completion;
 pub(crate) mod cursor;
+pub(crate) mod icon;
+pub(crate) mod meta;
 mod prompt;
 mod resource;
 pub(crate) mod template;
 mod tool;
 pub(crate) mod validated;
+
+pub use icon::{Icon, IconTheme, UriFault};
+pub use meta::MetaKeyFault;
 
 pub use completion::{
     CompleteError, Completer, Completion, CompletionRef, CompletionRequest, MAX_COMPLETION_VALUES,

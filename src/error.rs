@@ -1,6 +1,6 @@
 //! Errors a host meets when it builds a server.
 
-use crate::catalog::TemplateError;
+use crate::catalog::{MetaKeyFault, TemplateError, UriFault};
 use crate::schema::SchemaError;
 use std::fmt;
 
@@ -99,6 +99,54 @@ pub enum ConfigError {
     /// No cursor key was given and the OS offered no randomness to draw one from: set
     /// [`crate::ServerConfig::cursor_key`].
     NoRandomness,
+    /// A [`crate::catalog::Mode::ReadOnly`] tool says `destructiveHint: true`: a tool that
+    /// does not modify its environment cannot destroy anything in it.
+    ContradictoryAnnotations {
+        /// The tool.
+        tool: String,
+    },
+    /// An icon's `src` is not an `https:`, `http:` or `data:` URI.
+    IconSource {
+        /// The tool, resource, template, prompt or server the icon belongs to.
+        item: ConfigItem,
+        /// The refused `src`.
+        src: String,
+        /// What is wrong with it.
+        fault: UriFault,
+    },
+    /// A `_meta` key breaks the MCP naming rules, or uses a prefix reserved for MCP.
+    MetaKey {
+        /// The tool, resource, template or prompt carrying it.
+        item: ConfigItem,
+        /// The refused key.
+        key: String,
+        /// Which rule it breaks.
+        fault: MetaKeyFault,
+    },
+    /// The server's `websiteUrl` is not an `https:` or `http:` URL with a host.
+    WebsiteUrl {
+        /// The refused URL.
+        url: String,
+        /// What is wrong with it.
+        fault: UriFault,
+    },
+    /// An extension identifier breaks the `_meta` key naming rules, or has no prefix.
+    ExtensionId {
+        /// The refused identifier.
+        id: String,
+        /// Which rule it breaks.
+        fault: MetaKeyFault,
+    },
+    /// An extension's settings are not a JSON object (`{}` declares one with no settings).
+    ExtensionSettings {
+        /// The extension.
+        id: String,
+    },
+    /// One extension is declared twice.
+    DuplicateExtension {
+        /// The repeated identifier.
+        id: String,
+    },
     /// An option is out of range.
     InvalidOption {
         /// The option.
@@ -167,6 +215,31 @@ impl fmt::Display for ConfigError {
             ConfigError::NoRandomness => f.write_str(
                 "no cursor key was given and the OS offered no randomness: set ServerConfig::cursor_key",
             ),
+            ConfigError::ContradictoryAnnotations { tool } => write!(
+                f,
+                "tool `{tool}` is Mode::ReadOnly (readOnlyHint: true) and says destructiveHint: true"
+            ),
+            ConfigError::IconSource { item, src, fault } => write!(
+                f,
+                "{item}: icon src `{src}`: {fault} (an icon is an https, http or data URI)"
+            ),
+            ConfigError::MetaKey { item, key, fault } => {
+                write!(f, "{item}: _meta key `{key}`: {fault}")
+            }
+            ConfigError::WebsiteUrl { url, fault } => write!(
+                f,
+                "server websiteUrl `{url}`: {fault} (a website is an https or http URL)"
+            ),
+            ConfigError::ExtensionId { id, fault } => {
+                write!(f, "extension identifier `{id}`: {fault}")
+            }
+            ConfigError::ExtensionSettings { id } => write!(
+                f,
+                "extension `{id}`: settings must be a JSON object ({{}} for none)"
+            ),
+            ConfigError::DuplicateExtension { id } => {
+                write!(f, "extension `{id}` is declared twice")
+            }
             ConfigError::InvalidOption { option, reason } => {
                 write!(f, "option `{option}`: {reason}")
             }
@@ -181,7 +254,42 @@ impl std::error::Error for ConfigError {
             | ConfigError::OutputSchema { source, .. }
             | ConfigError::PromptSchema { source, .. } => Some(source),
             ConfigError::Template { source, .. } => Some(source),
+            ConfigError::IconSource { fault, .. } | ConfigError::WebsiteUrl { fault, .. } => {
+                Some(fault)
+            }
+            ConfigError::MetaKey { fault, .. } | ConfigError::ExtensionId { fault, .. } => {
+                Some(fault)
+            }
             _ => None,
+        }
+    }
+}
+
+/// The item of the configuration a [`ConfigError`] is about, when more than one kind of item
+/// can be at fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigItem {
+    /// A tool, by name.
+    Tool(String),
+    /// A resource, by uri.
+    Resource(String),
+    /// A resource template, by uri template.
+    ResourceTemplate(String),
+    /// A prompt, by name.
+    Prompt(String),
+    /// The server itself (its `serverInfo`).
+    Server,
+}
+
+impl fmt::Display for ConfigItem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigItem::Tool(name) => write!(f, "tool `{name}`"),
+            ConfigItem::Resource(uri) => write!(f, "resource `{uri}`"),
+            ConfigItem::ResourceTemplate(t) => write!(f, "resource template `{t}`"),
+            ConfigItem::Prompt(name) => write!(f, "prompt `{name}`"),
+            ConfigItem::Server => f.write_str("the server's serverInfo"),
         }
     }
 }

@@ -85,7 +85,7 @@ pub use content::Content;
 pub use dispatch::{
     CallContext, Carrier, Dispatch, ToolCall, ToolError, ToolOutput, DISPATCH_TARGET,
 };
-pub use error::{ConfigError, HeaderFault};
+pub use error::{ConfigError, ConfigItem, HeaderFault};
 pub use extensions::Extensions;
 pub use handler::{Args, Extension, Json};
 pub use outcome::{Outcome, RefusalReason, Refused};

@@ -19,17 +19,19 @@ pub(crate) use pending::{refusal, HostOutcome};
 pub(crate) use route::{Era, MODERN_ONLY};
 
 use crate::catalog::cursor::CursorCodec;
+use crate::catalog::icon::{check_link, WEBSITE_SCHEMES};
+use crate::catalog::meta::check_extension_id;
 use crate::catalog::validated::ValidatedCatalog;
 #[cfg(feature = "connectome")]
 use crate::connectome::observed::Collector;
 use crate::dispatch::{Carrier, Dispatch, ToolError, ToolOutput};
-use crate::error::ConfigError;
+use crate::error::{ConfigError, ConfigItem};
 use crate::extensions::Extensions;
 use crate::outcome::Outcome;
 use crate::protocol::{
     decode, encode_error, CacheHints, Envelope, RequestId, RpcError, ServerInfo,
 };
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::fmt;
 use std::sync::Arc;
 
@@ -45,6 +47,8 @@ pub(crate) struct Inner {
     pub(crate) info: ServerInfo,
     pub(crate) envelope: Envelope,
     pub(crate) instructions: Option<String>,
+    /// The MCP extensions declared, by identifier: `capabilities.extensions` at 2026-07-28.
+    pub(crate) extensions: Map<String, Value>,
     pub(crate) cache_hints: CacheHints,
     pub(crate) page_size: usize,
     /// Steps one request's general-schema validation may take.
@@ -160,7 +164,11 @@ impl Server {
     /// A [`ConfigError`] naming the item at fault: repeated names or uris, schemas outside
     /// the subset, forbidden `x-mcp-header` annotations, bad templates, resources or prompts
     /// with no reader or renderer, tools with no dispatch, a page size of 0, no cursor key
-    /// and no OS randomness to draw one from.
+    /// and no OS randomness to draw one from; a read-only tool that says `destructiveHint:
+    /// true`, an icon whose `src` is not an https, http or data URI, a `_meta` key breaking
+    /// the MCP naming rules or using a reserved prefix, a `websiteUrl` that is not an https
+    /// or http URL, and an extension with a bad identifier, settings that are not an object,
+    /// or declared twice.
     pub fn new(config: ServerConfig) -> Result<Server, ConfigError> {
         if config.page_size == 0 {
             return Err(ConfigError::InvalidOption {
@@ -191,9 +199,34 @@ impl Server {
                 k
             }
         };
+        crate::catalog::validated::check_icons(&config.server_icons, || ConfigItem::Server)?;
+        if let Some(url) = &config.server_website_url {
+            check_link(url, WEBSITE_SCHEMES).map_err(|fault| ConfigError::WebsiteUrl {
+                url: url.clone(),
+                fault,
+            })?;
+        }
+        let mut extensions = Map::new();
+        for (id, settings) in config.extensions {
+            check_extension_id(&id).map_err(|fault| ConfigError::ExtensionId {
+                id: id.clone(),
+                fault,
+            })?;
+            if !settings.is_object() {
+                return Err(ConfigError::ExtensionSettings { id });
+            }
+            if extensions.contains_key(&id) {
+                return Err(ConfigError::DuplicateExtension { id });
+            }
+            extensions.insert(id, settings);
+        }
         let info = ServerInfo {
             name: config.server_name,
             version: config.server_version,
+            title: config.server_title,
+            description: config.server_description,
+            website_url: config.server_website_url,
+            icons: config.server_icons,
         };
         Ok(Server {
             inner: Arc::new(Inner {
@@ -202,6 +235,7 @@ impl Server {
                 envelope: Envelope::new(&info),
                 info,
                 instructions: config.instructions,
+                extensions,
                 cache_hints: config.cache_hints,
                 page_size: config.page_size,
                 validation_budget: config.validation_budget,

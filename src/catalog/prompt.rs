@@ -1,5 +1,6 @@
 //! Prompts, their arguments, and the one renderer that serves them.
 
+use super::Icon;
 use crate::content::Content;
 use crate::dispatch::CallContext;
 use crate::schema::Arguments;
@@ -59,6 +60,8 @@ pub struct PromptSpec {
     pub(crate) title: Option<String>,
     pub(crate) description: Option<String>,
     pub(crate) arguments: Vec<PromptArgument>,
+    pub(crate) icons: Vec<Icon>,
+    pub(crate) meta: Map<String, Value>,
 }
 
 impl PromptSpec {
@@ -69,8 +72,11 @@ impl PromptSpec {
             title: None,
             description: None,
             arguments: Vec::new(),
+            icons: Vec::new(),
+            meta: Map::new(),
         }
     }
+    super::meta::icons_and_meta!();
     /// Sets the title.
     #[must_use]
     pub fn with_title(mut self, t: impl Into<String>) -> Self {

@@ -1,7 +1,9 @@
 //! Resources, resource templates, and the one reader that serves both.
 
+use super::Icon;
 use crate::dispatch::CallContext;
 use crate::BoxFuture;
+use serde_json::{Map, Value};
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -51,6 +53,8 @@ pub struct ResourceSpec {
     pub(crate) title: Option<String>,
     pub(crate) description: Option<String>,
     pub(crate) mime_type: Option<String>,
+    pub(crate) icons: Vec<Icon>,
+    pub(crate) meta: Map<String, Value>,
 }
 
 impl ResourceSpec {
@@ -62,9 +66,12 @@ impl ResourceSpec {
             title: None,
             description: None,
             mime_type: None,
+            icons: Vec::new(),
+            meta: Map::new(),
         }
     }
     descriptive_fields!();
+    super::meta::icons_and_meta!();
     /// The uri.
     pub fn uri(&self) -> &str {
         &self.uri
@@ -86,6 +93,8 @@ pub struct ResourceTemplateSpec {
     pub(crate) title: Option<String>,
     pub(crate) description: Option<String>,
     pub(crate) mime_type: Option<String>,
+    pub(crate) icons: Vec<Icon>,
+    pub(crate) meta: Map<String, Value>,
 }
 
 impl ResourceTemplateSpec {
@@ -97,9 +106,12 @@ impl ResourceTemplateSpec {
             title: None,
             description: None,
             mime_type: None,
+            icons: Vec::new(),
+            meta: Map::new(),
         }
     }
     descriptive_fields!();
+    super::meta::icons_and_meta!();
     /// The uri template.
     pub fn uri_template(&self) -> &str {
         &self.uri_template

@@ -1,8 +1,9 @@
 //! The tool declaration a host hands the server.
 
+use super::Icon;
 use crate::dispatch::Dispatch;
 use crate::handler::{Bound, ToolHandler};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
@@ -74,6 +75,10 @@ impl fmt::Display for CommandClass {
 pub struct ToolSpec {
     pub(crate) name: Arc<str>,
     pub(crate) title: Option<String>,
+    /// The `annotations` members beyond `readOnlyHint` (which `mode` gives).
+    pub(crate) hints: ToolHints,
+    pub(crate) icons: Vec<Icon>,
+    pub(crate) meta: Map<String, Value>,
     pub(crate) description: String,
     pub(crate) command_class: CommandClass,
     pub(crate) mode: Mode,
@@ -129,6 +134,9 @@ impl ToolSpec {
         ToolSpec {
             name: name.into(),
             title: None,
+            hints: ToolHints::default(),
+            icons: Vec::new(),
+            meta: Map::new(),
             description: description.into(),
             command_class: CommandClass::ACT,
             mode: Mode::ReadWrite,
@@ -312,4 +320,109 @@ impl ToolSpec {
     pub fn required_client_capabilities(&self) -> &[String] {
         &self.required_capabilities
     }
+}
+
+/// The tool annotations a host set beyond `readOnlyHint`: each is sent only when set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ToolHints {
+    pub(crate) title: Option<String>,
+    pub(crate) destructive: Option<bool>,
+    pub(crate) idempotent: Option<bool>,
+    pub(crate) open_world: Option<bool>,
+}
+
+/// The tool annotations of the schema (`ToolAnnotations`), icons and `_meta`.
+///
+/// `annotations` always carries `readOnlyHint`, from [`ToolSpec::with_mode`]; `title`,
+/// `destructiveHint`, `idempotentHint` and `openWorldHint` are sent only when set, at both
+/// revisions. All are hints to the client: this crate enforces none of them. A
+/// [`Mode::ReadOnly`] tool that says `destructiveHint: true` contradicts itself, and
+/// [`crate::Server::new`] refuses it ([`crate::ConfigError::ContradictoryAnnotations`]).
+///
+/// ```
+/// use beam_mcp::catalog::{Icon, Mode, ToolSpec};
+/// use beam_mcp::{Catalog, Server, ServerConfig, ToolOutput};
+/// use serde_json::json;
+///
+/// let tool = ToolSpec::new("delete_note", "Delete a note.")
+///     .with_mode(Mode::ReadWrite)
+///     .with_annotation_title("Delete a note")
+///     .with_destructive_hint(true)
+///     .with_idempotent_hint(true)
+///     .with_open_world_hint(false)
+///     .with_icon(Icon::new("https://example.com/bin.svg").with_mime_type("image/svg+xml"))
+///     .with_meta("com.example/audit", json!({"log": true}));
+/// let config = ServerConfig::new(Catalog::new().tool(tool))
+///     .dispatch(|_call| async { Ok(ToolOutput::text("deleted")) });
+/// let server = Server::new(config)?;
+/// let listed = server.advertised_tool("delete_note").expect("listed");
+/// assert_eq!(
+///     listed["annotations"],
+///     json!({
+///         "title": "Delete a note",
+///         "readOnlyHint": false,
+///         "destructiveHint": true,
+///         "idempotentHint": true,
+///         "openWorldHint": false
+///     })
+/// );
+/// assert_eq!(listed["icons"], json!([{"src": "https://example.com/bin.svg", "mimeType": "image/svg+xml"}]));
+/// assert_eq!(listed["_meta"], json!({"com.example/audit": {"log": true}}));
+/// # Ok::<(), beam_mcp::ConfigError>(())
+/// ```
+impl ToolSpec {
+    /// Sets `annotations.title`, the display name a client prefers after the tool's
+    /// [`ToolSpec::with_title`] and before its name.
+    #[must_use]
+    pub fn with_annotation_title(mut self, title: impl Into<String>) -> Self {
+        self.hints.title = Some(title.into());
+        self
+    }
+
+    /// Sets `destructiveHint`: whether the tool may destroy (`true`) or only add (`false`).
+    /// Meaningful for a [`Mode::ReadWrite`] tool; `true` on a [`Mode::ReadOnly`] one is refused
+    /// at startup.
+    #[must_use]
+    pub fn with_destructive_hint(mut self, destructive: bool) -> Self {
+        self.hints.destructive = Some(destructive);
+        self
+    }
+
+    /// Sets `idempotentHint`: whether calling again with the same arguments changes nothing
+    /// more. Meaningful for a [`Mode::ReadWrite`] tool.
+    #[must_use]
+    pub fn with_idempotent_hint(mut self, idempotent: bool) -> Self {
+        self.hints.idempotent = Some(idempotent);
+        self
+    }
+
+    /// Sets `openWorldHint`: whether the tool reaches an open world of outside entities (a
+    /// web search) or a closed one (a memory).
+    #[must_use]
+    pub fn with_open_world_hint(mut self, open_world: bool) -> Self {
+        self.hints.open_world = Some(open_world);
+        self
+    }
+
+    /// `annotations.title`, if set.
+    pub fn annotation_title(&self) -> Option<&str> {
+        self.hints.title.as_deref()
+    }
+
+    /// `destructiveHint`, if set.
+    pub fn destructive_hint(&self) -> Option<bool> {
+        self.hints.destructive
+    }
+
+    /// `idempotentHint`, if set.
+    pub fn idempotent_hint(&self) -> Option<bool> {
+        self.hints.idempotent
+    }
+
+    /// `openWorldHint`, if set.
+    pub fn open_world_hint(&self) -> Option<bool> {
+        self.hints.open_world
+    }
+
+    super::meta::icons_and_meta!();
 }

@@ -1,15 +1,17 @@
 //! The catalog as the server holds it: validated once at startup, sorted, schemas compiled,
 //! and every `tools/list` entry rendered in advance.
 
+use super::icon::{check_link, icons_value, ICON_SCHEMES};
+use super::meta::check_host_meta_key;
 use super::template::UriTemplate;
 use super::{
-    Catalog, Mode, PromptSpec, ResourceSpec, ResourceTemplateSpec, SharedCompleter, SharedReader,
-    SharedRenderer, ToolSpec,
+    Catalog, Icon, Mode, PromptSpec, ResourceSpec, ResourceTemplateSpec, SharedCompleter,
+    SharedReader, SharedRenderer, ToolSpec,
 };
-use crate::error::{ConfigError, HeaderFault};
+use crate::error::{ConfigError, ConfigItem, HeaderFault};
 use crate::schema::{JsonType, Schema};
 use serde_json::value::RawValue;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -173,6 +175,9 @@ impl ValidatedCatalog {
                     if !uris.insert(spec.uri.clone()) {
                         return Err(ConfigError::DuplicateResource { uri: spec.uri });
                     }
+                    check_presentation(&spec.icons, &spec.meta, || {
+                        ConfigItem::Resource(spec.uri.clone())
+                    })?;
                     let advertised = resource_value(&spec);
                     res.push(ResourceEntryV {
                         spec,
@@ -190,6 +195,9 @@ impl ValidatedCatalog {
                             uri_template: spec.uri_template.clone(),
                             source,
                         }
+                    })?;
+                    check_presentation(&spec.icons, &spec.meta, || {
+                        ConfigItem::ResourceTemplate(spec.uri_template.clone())
                     })?;
                     let advertised = template_value(&spec);
                     templates.push(TemplateEntry {
@@ -222,6 +230,9 @@ impl ValidatedCatalog {
                     });
                 }
             }
+            check_presentation(&spec.icons, &spec.meta, || {
+                ConfigItem::Prompt(spec.name.clone())
+            })?;
             let schema = Schema::compile(&spec.argument_schema()).map_err(|source| {
                 ConfigError::PromptSchema {
                     prompt: spec.name.clone(),
@@ -274,6 +285,14 @@ fn tool_entry(spec: ToolSpec, header_faults: HeaderFaults) -> Result<ToolEntry, 
             name: spec.name.to_string(),
         });
     }
+    if spec.mode == Mode::ReadOnly && spec.hints.destructive == Some(true) {
+        return Err(ConfigError::ContradictoryAnnotations {
+            tool: spec.name.to_string(),
+        });
+    }
+    check_presentation(&spec.icons, &spec.meta, || {
+        ConfigItem::Tool(spec.name.to_string())
+    })?;
     let schema = match &spec.input_schema {
         None => Schema::open_object(),
         Some(raw) => {
@@ -411,16 +430,72 @@ fn tool_value(spec: &ToolSpec, schema: &Schema, output: Option<&Schema>) -> Valu
     if let Some(output) = output {
         m.insert("outputSchema".into(), output.raw().clone());
     }
-    m.insert(
-        "annotations".into(),
-        json!({ "readOnlyHint": matches!(spec.mode, Mode::ReadOnly) }),
+    let mut annotations = Map::new();
+    insert_opt(&mut annotations, "title", &spec.hints.title);
+    annotations.insert(
+        "readOnlyHint".into(),
+        Value::Bool(matches!(spec.mode, Mode::ReadOnly)),
     );
+    for (key, hint) in [
+        ("destructiveHint", spec.hints.destructive),
+        ("idempotentHint", spec.hints.idempotent),
+        ("openWorldHint", spec.hints.open_world),
+    ] {
+        if let Some(hint) = hint {
+            annotations.insert(key.into(), Value::Bool(hint));
+        }
+    }
+    m.insert("annotations".into(), Value::Object(annotations));
+    insert_presentation(&mut m, &spec.icons, &spec.meta);
     Value::Object(m)
 }
 
 fn insert_opt(m: &mut Map<String, Value>, key: &str, v: &Option<String>) {
     if let Some(v) = v {
         m.insert(key.into(), Value::String(v.clone()));
+    }
+}
+
+/// Checks an item's icons (each `src` an https, http or data URI) and `_meta` keys (the MCP
+/// naming rules, no reserved prefix), naming the item on a refusal.
+pub(crate) fn check_presentation(
+    icons: &[Icon],
+    meta: &Map<String, Value>,
+    item: impl Fn() -> ConfigItem,
+) -> Result<(), ConfigError> {
+    check_icons(icons, &item)?;
+    for key in meta.keys() {
+        check_host_meta_key(key).map_err(|fault| ConfigError::MetaKey {
+            item: item(),
+            key: key.clone(),
+            fault,
+        })?;
+    }
+    Ok(())
+}
+
+/// Checks each icon's `src` is an https, http or data URI, naming the item on a refusal.
+pub(crate) fn check_icons(
+    icons: &[Icon],
+    item: impl Fn() -> ConfigItem,
+) -> Result<(), ConfigError> {
+    for icon in icons {
+        check_link(icon.src(), ICON_SCHEMES).map_err(|fault| ConfigError::IconSource {
+            item: item(),
+            src: icon.src().to_owned(),
+            fault,
+        })?;
+    }
+    Ok(())
+}
+
+/// `icons` and `_meta`, each only when it has something: the same at both revisions.
+fn insert_presentation(m: &mut Map<String, Value>, icons: &[Icon], meta: &Map<String, Value>) {
+    if !icons.is_empty() {
+        m.insert("icons".into(), icons_value(icons));
+    }
+    if !meta.is_empty() {
+        m.insert("_meta".into(), Value::Object(meta.clone()));
     }
 }
 
@@ -431,6 +506,7 @@ fn resource_value(spec: &ResourceSpec) -> Value {
     insert_opt(&mut m, "title", &spec.title);
     insert_opt(&mut m, "description", &spec.description);
     insert_opt(&mut m, "mimeType", &spec.mime_type);
+    insert_presentation(&mut m, &spec.icons, &spec.meta);
     Value::Object(m)
 }
 
@@ -444,6 +520,7 @@ fn template_value(spec: &ResourceTemplateSpec) -> Value {
     insert_opt(&mut m, "title", &spec.title);
     insert_opt(&mut m, "description", &spec.description);
     insert_opt(&mut m, "mimeType", &spec.mime_type);
+    insert_presentation(&mut m, &spec.icons, &spec.meta);
     Value::Object(m)
 }
 
@@ -464,6 +541,7 @@ fn prompt_value(spec: &PromptSpec) -> Value {
         })
         .collect();
     m.insert("arguments".into(), Value::Array(args));
+    insert_presentation(&mut m, &spec.icons, &spec.meta);
     Value::Object(m)
 }
 

@@ -2,22 +2,54 @@
 
 use super::jsonrpc::RequestId;
 use super::revision::Revision;
+use crate::catalog::icon::icons_value;
+use crate::catalog::Icon;
 use serde_json::{json, Map, Value};
 use std::time::Duration;
 
-/// The server's identity, as `serverInfo` (2025-11-25 `initialize`) and as
-/// `_meta["io.modelcontextprotocol/serverInfo"]` (every 2026-07-28 result).
+/// The server's identity, the schema's `Implementation`: `serverInfo` in the 2025-11-25
+/// `initialize` result, and `_meta["io.modelcontextprotocol/serverInfo"]` on every 2026-07-28
+/// result (whose schema, `ResultMetaObject`, makes it the same `Implementation`). Both carry
+/// every member set: `name` and `version` always, `title`, `description`, `websiteUrl` and
+/// `icons` when the host set them ([`crate::ServerConfig::server_title`] and its siblings).
+///
+/// Built by [`crate::Server::new`] and read through [`crate::Server::info`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ServerInfo {
     /// The implementation name.
     pub name: String,
     /// The implementation version.
     pub version: String,
+    /// A human-readable name, for display.
+    pub title: Option<String>,
+    /// What the server does, in a sentence or two.
+    pub description: Option<String>,
+    /// The server's website: an https or http URL.
+    pub website_url: Option<String>,
+    /// Icons a client may show for the server.
+    pub icons: Vec<Icon>,
 }
 
 impl ServerInfo {
+    /// The wire form: `name` and `version`, then each optional member only when set.
     pub(crate) fn to_value(&self) -> Value {
-        json!({ "name": self.name, "version": self.version })
+        let mut m = Map::new();
+        m.insert("name".into(), Value::String(self.name.clone()));
+        m.insert("version".into(), Value::String(self.version.clone()));
+        for (key, v) in [
+            ("title", &self.title),
+            ("description", &self.description),
+            ("websiteUrl", &self.website_url),
+        ] {
+            if let Some(v) = v {
+                m.insert(key.into(), Value::String(v.clone()));
+            }
+        }
+        if !self.icons.is_empty() {
+            m.insert("icons".into(), icons_value(&self.icons));
+        }
+        Value::Object(m)
     }
 }
 

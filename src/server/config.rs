@@ -2,12 +2,13 @@
 //! cache hints of each list.
 
 use crate::catalog::validated::HeaderFaults;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Icon};
 #[cfg(feature = "connectome")]
 use crate::connectome::observed::Collector;
 use crate::dispatch::Dispatch;
 use crate::protocol::{CacheHint, CacheHints, Cacheable};
 use crate::schema::Budget;
+use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
 
@@ -30,6 +31,12 @@ pub struct ServerConfig {
     pub(crate) dispatch: Option<Arc<dyn Dispatch>>,
     pub(crate) server_name: String,
     pub(crate) server_version: String,
+    pub(crate) server_title: Option<String>,
+    pub(crate) server_description: Option<String>,
+    pub(crate) server_website_url: Option<String>,
+    pub(crate) server_icons: Vec<Icon>,
+    /// The MCP extensions declared, in declaration order (repeats are refused at startup).
+    pub(crate) extensions: Vec<(String, Value)>,
     pub(crate) instructions: Option<String>,
     pub(crate) cache_hints: CacheHints,
     pub(crate) page_size: usize,
@@ -47,6 +54,7 @@ impl fmt::Debug for ServerConfig {
             .field("dispatch", &self.dispatch.is_some())
             .field("server_name", &self.server_name)
             .field("server_version", &self.server_version)
+            .field("extensions", &self.extensions)
             .field("page_size", &self.page_size)
             .field("validation_budget", &self.validation_budget)
             .finish_non_exhaustive()
@@ -61,6 +69,11 @@ impl ServerConfig {
             dispatch: None,
             server_name: "beam-mcp".into(),
             server_version: env!("CARGO_PKG_VERSION").into(),
+            server_title: None,
+            server_description: None,
+            server_website_url: None,
+            server_icons: Vec::new(),
+            extensions: Vec::new(),
             instructions: None,
             cache_hints: CacheHints::default(),
             page_size: DEFAULT_PAGE_SIZE,
@@ -97,6 +110,91 @@ impl ServerConfig {
     #[must_use]
     pub fn server_version(mut self, version: impl Into<String>) -> Self {
         self.server_version = version.into();
+        self
+    }
+
+    /// The human-readable name the server reports (`serverInfo.title`), for display; without
+    /// one, clients show the name.
+    ///
+    /// Every `server_*` member is sent wherever `serverInfo` is: in the 2025-11-25
+    /// `initialize` result, and in `_meta["io.modelcontextprotocol/serverInfo"]` on every
+    /// 2026-07-28 result (`server/discover` included), whose schema makes it the same
+    /// `Implementation`. Each is sent only when set.
+    ///
+    /// ```
+    /// use beam_mcp::catalog::{Icon, IconTheme};
+    /// use beam_mcp::{Catalog, Server, ServerConfig};
+    ///
+    /// let config = ServerConfig::new(Catalog::new())
+    ///     .server_name("weather")
+    ///     .server_title("Weather")
+    ///     .server_description("Current weather and forecasts.")
+    ///     .server_website_url("https://example.com/weather")
+    ///     .server_icon(Icon::new("https://example.com/sun.png").with_theme(IconTheme::Light));
+    /// let server = Server::new(config)?;
+    /// assert_eq!(server.info().title.as_deref(), Some("Weather"));
+    /// assert_eq!(server.info().icons.len(), 1);
+    /// # Ok::<(), beam_mcp::ConfigError>(())
+    /// ```
+    #[must_use]
+    pub fn server_title(mut self, title: impl Into<String>) -> Self {
+        self.server_title = Some(title.into());
+        self
+    }
+
+    /// What the server does (`serverInfo.description`); see [`ServerConfig::server_title`].
+    #[must_use]
+    pub fn server_description(mut self, description: impl Into<String>) -> Self {
+        self.server_description = Some(description.into());
+        self
+    }
+
+    /// The server's website (`serverInfo.websiteUrl`); see [`ServerConfig::server_title`].
+    /// [`crate::Server::new`] refuses anything but an `https:` or `http:` URL with a host
+    /// ([`crate::ConfigError::WebsiteUrl`]): a client shows it as a link.
+    #[must_use]
+    pub fn server_website_url(mut self, url: impl Into<String>) -> Self {
+        self.server_website_url = Some(url.into());
+        self
+    }
+
+    /// Adds an icon of the server (`serverInfo.icons`; each call adds one, in order); see
+    /// [`ServerConfig::server_title`]. Checked as every icon is ([`crate::catalog::Icon`]);
+    /// as the 2026-07-28 `serverInfo` travels on every result, an `https:` icon costs each
+    /// result its URL where a `data:` one costs it the whole image.
+    #[must_use]
+    pub fn server_icon(mut self, icon: Icon) -> Self {
+        self.server_icons.push(icon);
+        self
+    }
+
+    /// Declares support for the MCP extension `id` with its `settings` (a JSON object; `{}`
+    /// for an extension with none), advertised in `capabilities.extensions` at 2026-07-28.
+    ///
+    /// The 2025-11-25 schema's `ServerCapabilities` has no `extensions` member, so the
+    /// `initialize` result carries none, and an extension is not moved under `experimental`
+    /// there either: `experimental` is for non-standard capabilities, and an extension is
+    /// not one. (These are MCP extensions, not the [`crate::Extensions`] a host attaches to a
+    /// request.)
+    ///
+    /// [`crate::Server::new`] refuses, with a [`crate::ConfigError`]: an `id` breaking the
+    /// `_meta` key naming rules or without a prefix (`ExtensionId`; a prefix reserved for MCP,
+    /// as in `io.modelcontextprotocol/ui`, is accepted here: it names an extension MCP
+    /// defines), `settings` that are not an object (`ExtensionSettings`), and one `id` twice
+    /// (`DuplicateExtension`).
+    ///
+    /// ```
+    /// use beam_mcp::{Catalog, ServerConfig};
+    /// use serde_json::json;
+    ///
+    /// let config = ServerConfig::new(Catalog::new())
+    ///     .extension("io.modelcontextprotocol/ui", json!({"mimeTypes": ["text/html;profile=mcp-app"]}))
+    ///     .extension("com.example/maps", json!({}));
+    /// assert!(beam_mcp::Server::new(config).is_ok());
+    /// ```
+    #[must_use]
+    pub fn extension(mut self, id: impl Into<String>, settings: Value) -> Self {
+        self.extensions.push((id.into(), settings));
         self
     }
 

@@ -394,7 +394,9 @@ impl serde::Serialize for ListBody<'_> {
     }
 }
 
-pub(crate) fn capabilities(inner: &Inner) -> Value {
+/// The server's capabilities at `revision`: `extensions` only at 2026-07-28, whose schema
+/// alone defines it.
+pub(crate) fn capabilities(inner: &Inner, revision: Revision) -> Value {
     let mut caps = Map::new();
     if !inner.catalog.tools.is_empty() {
         caps.insert("tools".into(), json!({ "listChanged": false }));
@@ -411,6 +413,9 @@ pub(crate) fn capabilities(inner: &Inner) -> Value {
     if inner.catalog.completer.is_some() {
         caps.insert("completions".into(), json!({}));
     }
+    if revision.is_modern() && !inner.extensions.is_empty() {
+        caps.insert("extensions".into(), Value::Object(inner.extensions.clone()));
+    }
     Value::Object(caps)
 }
 
@@ -418,7 +423,10 @@ fn discover(inner: &Inner, era: Era) -> Map<String, Value> {
     let versions: Vec<&str> = era.served.iter().map(|r| r.as_str()).collect();
     let mut r = Map::new();
     r.insert("supportedVersions".into(), json!(versions));
-    r.insert("capabilities".into(), capabilities(inner));
+    r.insert(
+        "capabilities".into(),
+        capabilities(inner, Revision::V2026_07_28),
+    );
     if let Some(i) = &inner.instructions {
         r.insert("instructions".into(), Value::String(i.clone()));
     }
@@ -437,7 +445,10 @@ fn initialize(inner: &Inner) -> Map<String, Value> {
         "protocolVersion".into(),
         Value::String(Revision::V2025_11_25.as_str().into()),
     );
-    r.insert("capabilities".into(), capabilities(inner));
+    r.insert(
+        "capabilities".into(),
+        capabilities(inner, Revision::V2025_11_25),
+    );
     r.insert("serverInfo".into(), inner.envelope.server_info().clone());
     if let Some(i) = &inner.instructions {
         r.insert("instructions".into(), Value::String(i.clone()));
