@@ -13,6 +13,9 @@
 //! - `label`: a `#[serde(flatten)]` map beside declared fields, and a `u8` a caller may send as
 //!   `3.0`; its structured result (`Json<Labelled>`) echoes what the handler decoded.
 //! - `whoami`: the call's context (revision and carrier) as a structured result.
+//! - `hourly`: a structured result that is not an object (`Json<Vec<i16>>`): listed with its
+//!   array `outputSchema` and sent as `structuredContent` at 2026-07-28; at 2025-11-25, which
+//!   admits only objects there, listed without one and sent as the text block alone.
 //! - `strict_count`: a schema set by hand that admits what the handler's type cannot hold (an
 //!   `integer` without bounds into a `u8`): a call above 255 passes validation and fails to
 //!   decode, the host's bug, answered -32603 and logged.
@@ -158,6 +161,18 @@ async fn whoami(context: CallContext) -> Json<Caller> {
     })
 }
 
+/// `hourly`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Hours {
+    /// How many hours ahead (1 to 24).
+    #[schemars(range(min = 1, max = 24))]
+    hours: u8,
+}
+
+async fn hourly(Args(h): Args<Hours>) -> Json<Vec<i16>> {
+    Json((0..i16::from(h.hours)).map(|i| 12 - i % 5).collect())
+}
+
 async fn strict_count(Args(c): Args<Count>) -> String {
     format!("counted {}", c.n)
 }
@@ -174,6 +189,11 @@ fn catalog() -> Catalog {
             ToolSpec::new("whoami", "Say how the call arrived.")
                 .with_mode(Mode::ReadOnly)
                 .with_handler(whoami),
+        )
+        .tool(
+            ToolSpec::new("hourly", "Hourly temperatures ahead, in °C.")
+                .with_mode(Mode::ReadOnly)
+                .with_handler(hourly),
         )
         .tool(
             ToolSpec::new("strict_count", "Count, under a hand-set schema.")

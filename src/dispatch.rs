@@ -148,8 +148,9 @@ impl ToolOutput {
     /// that read only `content`, its JSON serialisation as one text block.
     ///
     /// A tool that declares an `output_schema` must return a structured result that conforms
-    /// to it; either way the value must be a JSON object (the 2025-11-25 revision admits
-    /// nothing else). See [`crate::ToolSpec::output_schema`].
+    /// to it. Any JSON value is sent at 2026-07-28; at 2025-11-25, which admits only an
+    /// object there, a value that is not one travels as the text block alone. See
+    /// [`crate::ToolSpec::with_output_schema`].
     pub fn structured(value: Value) -> Self {
         let text = value.to_string();
         ToolOutput {

@@ -38,11 +38,6 @@ pub enum ConfigError {
         /// What the schema compiler refused.
         source: SchemaError,
     },
-    /// A tool's output schema does not declare `"type": "object"` at its root.
-    OutputSchemaRootNotObject {
-        /// The tool.
-        tool: String,
-    },
     /// A tool's schema carries an `x-mcp-header` annotation the specification forbids.
     McpHeader {
         /// The tool.
@@ -174,12 +169,6 @@ impl fmt::Display for ConfigError {
             }
             ConfigError::OutputSchema { tool, source } => {
                 write!(f, "tool `{tool}`: output schema refused: {source}")
-            }
-            ConfigError::OutputSchemaRootNotObject { tool } => {
-                write!(
-                    f,
-                    "tool `{tool}`: output schema root must declare \"type\": \"object\""
-                )
             }
             ConfigError::McpHeader { tool, fault } => write!(f, "tool `{tool}`: {fault}"),
             ConfigError::DuplicateResource { uri } => {

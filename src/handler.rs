@@ -73,6 +73,11 @@ pub struct Args<T>(pub T);
 /// A structured result: `U` serialised as `structuredContent`, and the same JSON as one text
 /// block for clients that read only `content`. `U`'s derived schema becomes the tool's
 /// `outputSchema` when the spec has none of its own.
+///
+/// `U` need not be a struct: a `Vec`, a number or an enum has a schema whose root is not an
+/// object, which 2026-07-28 lists and sends as any other (SEP-2106). 2025-11-25 admits only
+/// objects there, so its clients see the tool without `outputSchema` and the value as the
+/// text block alone.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Json<U>(pub U);
 

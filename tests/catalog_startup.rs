@@ -321,26 +321,19 @@ fn output_schemas_are_compiled_at_startup_and_refused_naming_tool_and_pointer() 
 }
 
 #[test]
-fn output_schema_root_must_be_an_object() {
-    for root in [
-        json!({"type":"array"}),
+fn an_output_schema_of_any_root_is_accepted_and_advertised_as_given() {
+    // SEP-2106: 2026-07-28 admits any root; `advertised_tool` is that revision's entry (the
+    // 2025-11-25 listing, without a non-object root, is driven in tests/tool_typed.rs).
+    for schema in [
+        json!({"type":"object","properties":{"celsius":{"type":"number"}},"required":["celsius"]}),
+        json!({"type":"array","items":{"type":"number"}}),
         json!({}),
         json!({"type":["object","null"]}),
     ] {
-        let e =
-            refuse(Catalog::new().tool(ToolSpec::new("t", "x").with_output_schema(root.clone())));
-        assert_eq!(
-            e,
-            ConfigError::OutputSchemaRootNotObject { tool: "t".into() },
-            "{root}"
-        );
+        let server = Server::new(with_dispatch(
+            Catalog::new().tool(ToolSpec::new("t", "x").with_output_schema(schema.clone())),
+        ))
+        .unwrap();
+        assert_eq!(server.advertised_tool("t").unwrap()["outputSchema"], schema);
     }
-    // Accepted, and advertised exactly as given beside the input schema.
-    let schema =
-        json!({"type":"object","properties":{"celsius":{"type":"number"}},"required":["celsius"]});
-    let server = Server::new(with_dispatch(
-        Catalog::new().tool(ToolSpec::new("t", "x").with_output_schema(schema.clone())),
-    ))
-    .unwrap();
-    assert_eq!(server.advertised_tool("t").unwrap()["outputSchema"], schema);
 }

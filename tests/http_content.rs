@@ -19,7 +19,7 @@ use spec::Spec;
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use support::{rpc, spawn, Client, BOTH, MODERN};
+use support::{lrpc, rpc, spawn, Client, BOTH, LEGACY, MODERN};
 
 /// Everything the server logs in this test binary (one global subscriber: host work runs on
 /// the runtime's worker threads).
@@ -175,7 +175,7 @@ fn complete(reference: Value, argument: &str, value: &str, context: Value) -> Va
 
 #[tokio::test]
 async fn structured_results_are_advertised_and_checked_on_the_way_out() {
-    let m = Spec::load(MODERN);
+    let (m, l) = (Spec::load(MODERN), Spec::load(LEGACY));
     let addr = serve(Arc::default()).await;
     for proto in BOTH {
         let c = Client::new(proto, addr);
@@ -195,12 +195,26 @@ async fn structured_results_are_advertised_and_checked_on_the_way_out() {
         assert_eq!(r["result"]["content"][0]["text"], r#"{"celsius":12.5}"#);
         let r = c.post(&call("plain")).await.json();
         assert_eq!(r["result"]["structuredContent"], json!({"k": 1}));
+        // Without an output schema any value is sent at 2026-07-28 (SEP-2106); 2025-11-25
+        // admits only an object, so there the text block alone carries it.
+        let r = c.post(&call("not_object")).await.json();
+        m.check_response("CallToolResult", &r);
+        assert_eq!(r["result"]["structuredContent"], json!([1, 2]), "{r}");
+        let legacy = c
+            .post_plain(
+                &lrpc("tools/call", json!({"name": "not_object", "arguments": {}})),
+                &[("MCP-Protocol-Version", LEGACY)],
+            )
+            .await
+            .json();
+        l.check_response("CallToolResult", &legacy);
+        assert!(
+            legacy["result"].get("structuredContent").is_none(),
+            "{legacy}"
+        );
+        assert_eq!(legacy["result"]["content"][0]["text"], "[1,2]");
 
-        for (tool, reason) in [
-            ("bad", "/celsius"),
-            ("missing", "no structured content"),
-            ("not_object", "not a JSON object"),
-        ] {
+        for (tool, reason) in [("bad", "/celsius"), ("missing", "no structured content")] {
             let resp = c.post(&call(tool)).await;
             assert_eq!(resp.status, 200, "{tool}");
             let r = resp.json();

@@ -2,7 +2,9 @@
 //! over HTTP/1.1 and h2c on 127.0.0.1: what the derived schema admits is what the handler's
 //! types decode (a `#[serde(flatten)]` map gets the undeclared keys, `3.0` reaches a `u8`), the
 //! context reaches the handler, and a value that passes a hand-set schema but not the type is
-//! the host's bug: -32603 with nothing of the value, logged with the tool's name.
+//! the host's bug: -32603 with nothing of the value, logged with the tool's name. A result
+//! whose schema is not an object is listed and sent at 2026-07-28, and at 2025-11-25 listed
+//! without its schema and sent as text (SEP-2106), each checked against the vendored schemas.
 
 #[path = "support/child.rs"]
 mod child;
@@ -21,6 +23,7 @@ use spec::Spec;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 const MODERN: &str = "2026-07-28";
+const LEGACY: &str = "2025-11-25";
 
 fn modern(id: i64, method: &str, mut params: Value) -> Value {
     params["_meta"] = json!({
@@ -188,4 +191,118 @@ async fn over_http_what_the_schema_admits_the_types_decode_and_a_mismatch_is_log
     .await
     .expect("the decode failure was not logged within the wait");
     assert!(logged.contains("ERROR"), "{logged}");
+}
+
+/// Checks `list` (a `tools/list` reply) and `call` (`hourly` with `{"hours": 3}`) as
+/// `revision` must see them: against its vendored schema, and with `hourly`'s array schema and
+/// value present at 2026-07-28 and absent at 2025-11-25, where only the text carries it.
+fn check_non_object_result(how: &str, revision: &str, list: &Value, call: &Value) {
+    let spec = Spec::load(revision);
+    spec.check_response("ListToolsResult", list);
+    spec.check_response("CallToolResult", call);
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let entry = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap().clone();
+    let hourly = entry("hourly");
+    let expected = json!([12, 11, 10]);
+    let text: Value =
+        serde_json::from_str(call["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        text, expected,
+        "{how} {revision}: the text block carries the value"
+    );
+    // An object-rooted output schema is listed at both.
+    assert_eq!(
+        entry("label")["outputSchema"]["type"],
+        "object",
+        "{how} {revision}"
+    );
+    if revision == MODERN {
+        assert_eq!(hourly["outputSchema"]["type"], "array", "{how}: {hourly}");
+        assert_eq!(
+            hourly["outputSchema"]["items"]["maximum"], 32767,
+            "{how}: {hourly}"
+        );
+        assert_eq!(
+            call["result"]["structuredContent"], expected,
+            "{how}: {call}"
+        );
+    } else {
+        assert!(hourly.get("outputSchema").is_none(), "{how}: {hourly}");
+        assert!(
+            call["result"].get("structuredContent").is_none(),
+            "{how}: {call}"
+        );
+    }
+}
+
+fn legacy(id: i64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+#[tokio::test]
+async fn a_result_whose_schema_is_not_an_object_over_stdio_at_each_revision() {
+    let mut c = ChildClient::spawn("typed_tools", &[]);
+    let hours = json!({"name": "hourly", "arguments": {"hours": 3}});
+    let list = c.request(modern(1, "tools/list", json!({}))).await;
+    let call = c.request(modern(2, "tools/call", hours.clone())).await;
+    check_non_object_result("stdio", MODERN, &list, &call);
+
+    let init = c
+        .request(legacy(
+            3,
+            "initialize",
+            json!({"protocolVersion": LEGACY, "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "1"}}),
+        ))
+        .await;
+    assert_eq!(init["result"]["protocolVersion"], LEGACY, "{init}");
+    c.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    let list = c.request(legacy(4, "tools/list", json!({}))).await;
+    let call = c.request(legacy(5, "tools/call", hours)).await;
+    check_non_object_result("stdio", LEGACY, &list, &call);
+    // An object result still travels structured at 2025-11-25.
+    let who = c
+        .request(legacy(
+            6,
+            "tools/call",
+            json!({"name": "whoami", "arguments": {}}),
+        ))
+        .await;
+    assert_eq!(
+        who["result"]["structuredContent"],
+        json!({"revision": LEGACY, "carrier": "stdio"})
+    );
+    c.close_stdin();
+    assert!(c.wait_exit().await.success());
+}
+
+#[tokio::test]
+async fn a_result_whose_schema_is_not_an_object_over_http_at_each_revision() {
+    let (_child, addr) = spawn_http().await;
+    let hours = json!({"name": "hourly", "arguments": {"hours": 3}});
+    for proto in BOTH {
+        let how = format!("{proto:?}");
+        let client = Client::new(proto, addr);
+        let list = client
+            .post(&modern(1, "tools/list", json!({})))
+            .await
+            .json();
+        let call = client
+            .post(&modern(2, "tools/call", hours.clone()))
+            .await
+            .json();
+        check_non_object_result(&how, MODERN, &list, &call);
+
+        let v = [("MCP-Protocol-Version", LEGACY)];
+        let list = client
+            .post_plain(&legacy(3, "tools/list", json!({})), &v)
+            .await
+            .json();
+        let call = client
+            .post_plain(&legacy(4, "tools/call", hours.clone()), &v)
+            .await
+            .json();
+        check_non_object_result(&how, LEGACY, &list, &call);
+    }
 }

@@ -234,9 +234,12 @@ impl ToolSpec {
     }
 
     /// Sets the JSON Schema of the tool's structured result (`outputSchema`), compiled by the
-    /// same validator as [`ToolSpec::with_input_schema`]. Its root must declare
-    /// `"type": "object"` (the 2025-11-25 revision admits nothing else, and the server serves
-    /// both).
+    /// same validator as [`ToolSpec::with_input_schema`]. Any root is accepted (SEP-2106): a
+    /// schema whose root declares `"type": "object"` is listed at both revisions; any other
+    /// (an array, a number, a `oneOf`) is listed at 2026-07-28 only, because 2025-11-25 admits
+    /// nothing but an object root. There the tool is listed without `outputSchema`, and a
+    /// structured value that is not an object is not sent: its clients read the content blocks
+    /// ([`crate::ToolOutput::structured`] writes the value's JSON as one).
     ///
     /// `tools/list` advertises it, and every successful result is checked against it on the
     /// way out: a result with no [`crate::ToolOutput::and_structured`] value, or one the

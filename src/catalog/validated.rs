@@ -38,6 +38,9 @@ pub(crate) struct ToolEntry {
     pub(crate) advertised: Value,
     /// `advertised`, encoded once: lists copy these bytes instead of re-serialising.
     pub(crate) wire: Box<RawValue>,
+    /// The 2025-11-25 list entry where it differs from `wire`: an output schema whose root is
+    /// not an object, which that revision cannot carry, left out.
+    pub(crate) legacy_wire: Option<Box<RawValue>>,
     pub(crate) header_fault: Option<HeaderFault>,
     /// Top-level properties carrying `x-mcp-header`: (header name, property name).
     pub(crate) headers: Vec<(String, Arc<str>)>,
@@ -315,11 +318,6 @@ fn tool_entry(spec: ToolSpec, header_faults: HeaderFaults) -> Result<ToolEntry, 
                 tool: spec.name.to_string(),
                 source,
             })?;
-            if !schema.is_object_root() {
-                return Err(ConfigError::OutputSchemaRootNotObject {
-                    tool: spec.name.to_string(),
-                });
-            }
             Some(schema)
         }
     };
@@ -336,12 +334,19 @@ fn tool_entry(spec: ToolSpec, header_faults: HeaderFaults) -> Result<ToolEntry, 
         },
     };
     let advertised = tool_value(&spec, &schema, output.as_ref());
+    // 2025-11-25 admits only an object-rooted `outputSchema` (SEP-2106 lifted that at
+    // 2026-07-28): there the tool is listed without one, and its result travels as content.
+    let legacy_wire = output
+        .as_ref()
+        .filter(|o| !o.is_object_root())
+        .map(|_| wire(&tool_value(&spec, &schema, None)));
     Ok(ToolEntry {
         metric_keys: Arc::new(crate::metrics::ToolKeys::new(&spec.name)),
         spec,
         schema,
         output,
         wire: wire(&advertised),
+        legacy_wire,
         advertised,
         header_fault: fault,
         headers,

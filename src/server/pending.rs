@@ -395,8 +395,8 @@ struct CompleteBody {
 const NONCONFORMING: &str = "the tool's result did not conform to its output schema";
 
 /// Holds a successful result to the tool's declared output: with an output schema, a
-/// structured result must be present and valid; without one, a structured result must still be
-/// a JSON object. A result that breaks this is the host's bug, answered as a tool error.
+/// structured result must be present and valid against it. A result that breaks this is the
+/// host's bug, answered as a tool error.
 fn conforming(
     tool: &str,
     output: Option<&Schema>,
@@ -407,9 +407,6 @@ fn conforming(
             Some("no structured content, though the tool declares an output schema".to_owned())
         }
         (Some(schema), Some(value)) => schema.validate(value).err().map(|v| v.to_string()),
-        (None, Some(value)) if !value.is_object() => {
-            Some("structured content is not a JSON object".to_owned())
-        }
         (None, _) => None,
     };
     match fault {
@@ -467,7 +464,12 @@ fn encode_tool_result(
                 revision,
                 &ToolResult {
                     content: &out.content,
-                    structured: out.structured.as_ref(),
+                    // 2025-11-25 carries only an object here; any other value reaches its
+                    // clients through the content blocks (`Json<U>` writes one).
+                    structured: out
+                        .structured
+                        .as_ref()
+                        .filter(|v| revision.is_modern() || v.is_object()),
                     is_error: false,
                 },
             ),

@@ -315,7 +315,7 @@ fn list<T: Listed>(
     });
     let body = ListBody {
         field: T::FIELD,
-        items: items[range].iter().map(T::wire).collect(),
+        items: items[range].iter().map(|i| i.wire(revision)).collect(),
         next: next.map(|last| inner.cursors.encode(kind, last)),
         cache: revision.is_modern().then_some(cache),
     };
@@ -327,7 +327,8 @@ trait Listed {
     /// The result member the list travels in.
     const FIELD: &'static str;
     fn key(&self) -> &str;
-    fn wire(&self) -> &RawValue;
+    /// The entry as `revision` lists it.
+    fn wire(&self, revision: Revision) -> &RawValue;
 }
 
 impl Listed for ToolEntry {
@@ -335,8 +336,11 @@ impl Listed for ToolEntry {
     fn key(&self) -> &str {
         self.spec.name()
     }
-    fn wire(&self) -> &RawValue {
-        &self.wire
+    fn wire(&self, revision: Revision) -> &RawValue {
+        match &self.legacy_wire {
+            Some(legacy) if !revision.is_modern() => legacy,
+            _ => &self.wire,
+        }
     }
 }
 
@@ -345,7 +349,7 @@ impl Listed for ResourceEntryV {
     fn key(&self) -> &str {
         self.spec.uri()
     }
-    fn wire(&self) -> &RawValue {
+    fn wire(&self, _: Revision) -> &RawValue {
         &self.wire
     }
 }
@@ -355,7 +359,7 @@ impl Listed for TemplateEntry {
     fn key(&self) -> &str {
         self.spec.uri_template()
     }
-    fn wire(&self) -> &RawValue {
+    fn wire(&self, _: Revision) -> &RawValue {
         &self.wire
     }
 }
@@ -365,7 +369,7 @@ impl Listed for PromptEntry {
     fn key(&self) -> &str {
         self.spec.name()
     }
-    fn wire(&self) -> &RawValue {
+    fn wire(&self, _: Revision) -> &RawValue {
         &self.wire
     }
 }
