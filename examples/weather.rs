@@ -28,17 +28,20 @@
 //!
 //! One tool (`get_weather`, with a structured result under an output schema), two resources
 //! (a list and a template), one prompt, and a completer for the prompt's `place` and the
-//! template's `name`. The weather itself is canned: this is an example of embedding, not of
-//! meteorology.
+//! template's `name`. Each item and the server carry the metadata clients show: titles, the
+//! tool's annotations, an icon, and a host `_meta` entry (`tools/interop.sh` checks that real
+//! clients see them as declared). The weather itself is canned: this is an example of
+//! embedding, not of meteorology.
 
 use beam_mcp::catalog::{
-    CommandClass, CompleteError, Completion, CompletionRequest, Mode, PromptArgument,
+    CommandClass, CompleteError, Completion, CompletionRequest, Icon, Mode, PromptArgument,
     PromptMessage, PromptSpec, ReadError, RenderError, RenderedPrompt, ResourceContents,
     ResourceSpec, ResourceTemplateSpec, Role,
 };
 use beam_mcp::{Args, Arguments, Catalog, Json, Server, ServerConfig, ToolError, ToolSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use std::process::ExitCode;
 
 // The binary picks its allocator, as a host may; the library never sets one. mimalloc's
@@ -49,6 +52,14 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Each station: its place, the temperature in °C, the conditions.
 const PLACES: [(&str, i64, &str); 2] = [("Oslo", 12, "light rain"), ("Lima", 19, "overcast")];
+
+/// The one icon every item and the server show: a sun, inline, so no client fetches anything.
+fn sun() -> Icon {
+    const SVG: &str = "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAxNiAxNiI+PGNpcmNsZSBjeD0iOCIgY3k9IjgiIHI9IjYiIGZpbGw9IiNmNWI0MDAiLz48L3N2Zz4=";
+    Icon::new(SVG)
+        .with_mime_type("image/svg+xml")
+        .with_sizes(["any"])
+}
 
 // side-by-side: begin
 /// Where to read the weather.
@@ -90,17 +101,36 @@ fn catalog() -> Catalog {
     Catalog::new()
         .tool(
             ToolSpec::new("get_weather", "Read the current weather for a place.")
+                .with_title("Current weather")
                 .with_command_class(CommandClass::OBSERVE)
                 .with_mode(Mode::ReadOnly)
+                .with_idempotent_hint(true)
+                .with_open_world_hint(false)
+                .with_icon(sun())
+                .with_meta("org.example/units", json!("metric"))
                 .with_handler(get_weather),
         )
         // side-by-side: end
-        .resource(ResourceSpec::new("weather://places", "places").with_mime_type("text/plain"))
-        .resource(ResourceTemplateSpec::new("weather://place/{name}", "place"))
+        .resource(
+            ResourceSpec::new("weather://places", "places")
+                .with_title("Stations")
+                .with_mime_type("text/plain")
+                .with_icon(sun())
+                .with_meta("org.example/refresh", json!("static")),
+        )
+        .resource(
+            ResourceTemplateSpec::new("weather://place/{name}", "place")
+                .with_title("A station's weather")
+                .with_icon(sun())
+                .with_meta("org.example/refresh", json!("hourly")),
+        )
         .prompt(
             PromptSpec::new("forecast")
+                .with_title("Forecast")
                 .with_description("Ask for a forecast.")
-                .with_argument(PromptArgument::new("place").with_required(true)),
+                .with_argument(PromptArgument::new("place").with_required(true))
+                .with_icon(sun())
+                .with_meta("org.example/audience", json!("traveller")),
         )
         .reader(read_resource)
         .renderer(get_prompt)
@@ -249,8 +279,16 @@ fn usage() -> ExitCode {
 /// collector. The declared graph here is the catalog's own dispatch edges (a host in CI would
 /// build it from its sources with `Declared::build` or the `connectome` CLI).
 fn config(connectome: bool) -> ServerConfig {
+    let described = |catalog| {
+        ServerConfig::new(catalog)
+            .server_name("weather")
+            .server_title("Weather")
+            .server_description("Canned weather for two stations: an example of embedding.")
+            .server_website_url("https://example.org/weather")
+            .server_icon(sun())
+    };
     if !connectome {
-        return ServerConfig::new(catalog()).server_name("weather");
+        return described(catalog());
     }
     use beam_mcp::connectome::canonical::DigestAlgorithm;
     use beam_mcp::connectome::declared::Declared;
@@ -280,9 +318,7 @@ fn config(connectome: bool) -> ServerConfig {
         }
     };
     let catalog = surface.add_to(catalog()).reader(reader);
-    ServerConfig::new(catalog)
-        .server_name("weather")
-        .collector(collector)
+    described(catalog).collector(collector)
 }
 
 /// stdio under the supervised runtime, its connection restarted `restarts` times, `every`

@@ -124,13 +124,83 @@ WRONG_TYPE_2025 = (
 )
 WRONG_TYPE_2026 = "2026-07-28 schema, InvalidParamsError: invalid tool arguments are -32602"
 
+# The metadata examples/weather.rs declares, as the client must surface it: exactly these
+# members, with exactly these values (a client that drops or reshapes one fails).
+SUN = {
+    "src": "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdC"
+    "b3g9IjAgMCAxNiAxNiI+PGNpcmNsZSBjeD0iOCIgY3k9IjgiIHI9IjYiIGZpbGw9IiNmNWI0MDAiLz48L3N2Zz4=",
+    "mimeType": "image/svg+xml",
+    "sizes": ["any"],
+}
+SERVER_INFO = {
+    "name": "weather",
+    "version": "0.1.0",
+    "title": "Weather",
+    "description": "Canned weather for two stations: an example of embedding.",
+    "websiteUrl": "https://example.org/weather",
+    "icons": [SUN],
+}
+DECLARED = {
+    "get_weather": {
+        "title": "Current weather",
+        "annotations": {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False},
+        "icons": [SUN],
+        "_meta": {"org.example/units": "metric"},
+    },
+    "weather://places": {
+        "title": "Stations",
+        "icons": [SUN],
+        "_meta": {"org.example/refresh": "static"},
+    },
+    "weather://place/{name}": {
+        "title": "A station's weather",
+        "icons": [SUN],
+        "_meta": {"org.example/refresh": "hourly"},
+    },
+    "forecast": {
+        "title": "Forecast",
+        "icons": [SUN],
+        "_meta": {"org.example/audience": "traveller"},
+    },
+}
+
+
+def item(items, key, value):
+    """The one listed item whose `key` is `value` (KeyError when there is none)."""
+    found = [i for i in items if isinstance(i, dict) and i.get(key) == value]
+    if len(found) != 1:
+        raise KeyError(value)
+    return found[0]
+
+
+def as_declared(listed, name):
+    """Whether `listed` carries each metadata member declared for `name`, exactly."""
+    return all(listed.get(k) == v for k, v in DECLARED[name].items())
+
+
+def connect_check(line, _rev):
+    """The revision negotiated, and the server's identity wherever the client surfaces it."""
+    if line["outcome"] != "result":
+        return False, f"the client surfaced {surfaced(line)}"
+    r = line["result"]
+    revision = r.get("protocolVersion")
+    how = " (inferred: the client prints no handshake)" if r.get("inferred") else ""
+    if revision not in REVISIONS:
+        return False, f"negotiated {revision}{how}"
+    info = r.get("serverInfo")
+    if info is None:
+        return True, f"negotiated {revision}{how}"
+    if info != SERVER_INFO:
+        return False, f"negotiated {revision}; serverInfo {json.dumps(info, ensure_ascii=False)[:300]}"
+    return True, f"negotiated {revision}; serverInfo as declared (title, description, websiteUrl, icons)"
+
+
 EXPECT = {
     "tools/list": result_check(
-        lambda r: any(
-            t["name"] == "get_weather" and t["inputSchema"]["properties"]["place"]["type"] == "string"
-            for t in r["tools"]
-        ),
-        "get_weather listed with its schema",
+        lambda r: item(r["tools"], "name", "get_weather")["inputSchema"]["properties"]["place"]["type"]
+        == "string"
+        and as_declared(item(r["tools"], "name", "get_weather"), "get_weather"),
+        "get_weather listed with its schema, title, annotations, icon and _meta",
     ),
     "tools/call": result_check(
         lambda r: not r.get("isError")
@@ -138,11 +208,15 @@ EXPECT = {
         "Oslo's report as structured content",
     ),
     "resources/list": result_check(
-        lambda r: has(r["resources"], "uri", "weather://places"), "weather://places listed"
+        lambda r: as_declared(item(r["resources"], "uri", "weather://places"), "weather://places"),
+        "weather://places listed with its title, icon and _meta",
     ),
     "resources/templates/list": result_check(
-        lambda r: has(r["resourceTemplates"], "uriTemplate", "weather://place/{name}"),
-        "weather://place/{name} listed",
+        lambda r: as_declared(
+            item(r["resourceTemplates"], "uriTemplate", "weather://place/{name}"),
+            "weather://place/{name}",
+        ),
+        "weather://place/{name} listed with its title, icon and _meta",
     ),
     "resources/read places": result_check(
         lambda r: r["contents"][0]["text"] == "Oslo\nLima", "'Oslo\\nLima'"
@@ -151,10 +225,9 @@ EXPECT = {
         lambda r: r["contents"][0]["text"] == "19°C, overcast", "'19°C, overcast'"
     ),
     "prompts/list": result_check(
-        lambda r: any(
-            p["name"] == "forecast" and has(p.get("arguments"), "name", "place") for p in r["prompts"]
-        ),
-        "forecast listed with its argument place",
+        lambda r: has(item(r["prompts"], "name", "forecast").get("arguments"), "name", "place")
+        and as_declared(item(r["prompts"], "name", "forecast"), "forecast"),
+        "forecast listed with its argument place, title, icon and _meta",
     ),
     "prompts/get forecast": result_check(
         lambda r: r["messages"][0]["role"] == "user"
@@ -187,13 +260,11 @@ def judge_run(path):
     connect = recorded.get("connect")
     if connect is None:
         ops.append(("connect", False, "the client recorded nothing" + exit_note))
-    elif connect["outcome"] != "result":
-        ops.append(("connect", False, f"the client surfaced {surfaced(connect)}"))
     else:
-        revision = connect["result"].get("protocolVersion")
-        ok = revision in REVISIONS
-        how = " (inferred: the client prints no handshake)" if connect["result"].get("inferred") else ""
-        ops.append(("connect", ok, f"negotiated {revision}{how}"))
+        ok, detail = connect_check(connect, None)
+        if connect["outcome"] == "result" and connect["result"].get("protocolVersion") in REVISIONS:
+            revision = connect["result"]["protocolVersion"]
+        ops.append(("connect", ok, detail))
     for op in OPERATIONS[1:]:
         line = recorded.get(op)
         if line is None:

@@ -9,9 +9,14 @@ use std::time::Duration;
 
 /// The server's identity, the schema's `Implementation`: `serverInfo` in the 2025-11-25
 /// `initialize` result, and `_meta["io.modelcontextprotocol/serverInfo"]` on every 2026-07-28
-/// result (whose schema, `ResultMetaObject`, makes it the same `Implementation`). Both carry
+/// result (whose schema, `ResultMetaObject`, makes it the same `Implementation`).
+///
+/// `initialize` and `server/discover` — where a client learns who it is talking to — carry
 /// every member set: `name` and `version` always, `title`, `description`, `websiteUrl` and
 /// `icons` when the host set them ([`crate::ServerConfig::server_title`] and its siblings).
+/// Every other 2026-07-28 result carries `name` and `version` only: the schema requires no
+/// more, the specification calls the field one for logging and debugging, and a tool call
+/// should not repeat the server's icons (data URIs, perhaps) on every answer.
 ///
 /// Built by [`crate::Server::new`] and read through [`crate::Server::info`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,20 +185,20 @@ impl CacheHints {
 /// Seals results for a revision and encodes the response; built once per server.
 #[derive(Debug, Clone)]
 pub(crate) struct Envelope {
-    /// `"resultType":"complete","_meta":{...serverInfo...}`, encoded once.
+    /// `"resultType":"complete","_meta":{...serverInfo: name and version...}`, encoded once.
     sealed_prefix: Vec<u8>,
+    /// The same with the whole `serverInfo`, for `server/discover`.
+    discover_prefix: Vec<u8>,
     info: Value,
 }
 
 impl Envelope {
     pub(crate) fn new(info: &ServerInfo) -> Self {
+        let brief = json!({ "name": info.name, "version": info.version });
         let info = info.to_value();
-        let meta = json!({ "io.modelcontextprotocol/serverInfo": info });
-        let mut sealed_prefix = b"\"resultType\":\"complete\",\"_meta\":".to_vec();
-        // Serialising a Value into a Vec cannot fail.
-        let _ = serde_json::to_writer(&mut sealed_prefix, &meta);
         Envelope {
-            sealed_prefix,
+            sealed_prefix: sealed_prefix(&brief),
+            discover_prefix: sealed_prefix(&info),
             info,
         }
     }
@@ -211,29 +216,17 @@ impl Envelope {
         revision: Revision,
         result: &T,
     ) -> Vec<u8> {
-        // Room for a typical tool result: growing the buffer mid-write would copy it.
-        let mut out = Vec::with_capacity(384 + self.sealed_prefix.len());
-        out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        let _ = serde_json::to_writer(&mut out, id);
-        out.extend_from_slice(b",\"result\":");
-        if revision.is_modern() {
-            out.push(b'{');
-            out.extend_from_slice(&self.sealed_prefix);
-            let at = out.len();
-            // `result` serialises as a JSON object: its opening brace becomes the separator
-            // after the prefix, and an empty one leaves the prefix to close the object.
-            let _ = serde_json::to_writer(&mut out, result);
-            if &out[at..] == b"{}" {
-                out.truncate(at);
-                out.push(b'}');
-            } else {
-                out[at] = b',';
-            }
-        } else {
-            let _ = serde_json::to_writer(&mut out, result);
-        }
-        out.push(b'}');
-        out
+        let prefix = revision.is_modern().then_some(&self.sealed_prefix[..]);
+        encode_with(id, prefix, result)
+    }
+
+    /// Encodes a `server/discover` result: sealed for 2026-07-28 with the whole `serverInfo`.
+    pub(crate) fn encode_discover<T: serde::Serialize + ?Sized>(
+        &self,
+        id: &RequestId,
+        result: &T,
+    ) -> Vec<u8> {
+        encode_with(id, Some(&self.discover_prefix), result)
     }
 
     /// [`Envelope::encode`] of a cacheable result: `ttlMs` and `cacheScope` at 2026-07-28.
@@ -253,4 +246,49 @@ impl Envelope {
         }
         self.encode(id, revision, &result)
     }
+}
+
+/// `"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo": info}`, the members
+/// a 2026-07-28 result opens with.
+fn sealed_prefix(info: &Value) -> Vec<u8> {
+    let meta = json!({ "io.modelcontextprotocol/serverInfo": info });
+    let mut prefix = b"\"resultType\":\"complete\",\"_meta\":".to_vec();
+    // Serialising a Value into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut prefix, &meta);
+    prefix
+}
+
+/// A success response for `id`: `result` as it is, or, given a sealing `prefix`, with the
+/// prefix's members spliced in first (pre-encoded: this runs on every call).
+fn encode_with<T: serde::Serialize + ?Sized>(
+    id: &RequestId,
+    prefix: Option<&[u8]>,
+    result: &T,
+) -> Vec<u8> {
+    // Room for a typical tool result: growing the buffer mid-write would copy it.
+    let mut out = Vec::with_capacity(384 + prefix.map_or(0, <[u8]>::len));
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    let _ = serde_json::to_writer(&mut out, id);
+    out.extend_from_slice(b",\"result\":");
+    match prefix {
+        Some(prefix) => {
+            out.push(b'{');
+            out.extend_from_slice(prefix);
+            let at = out.len();
+            // `result` serialises as a JSON object: its opening brace becomes the separator
+            // after the prefix, and an empty one leaves the prefix to close the object.
+            let _ = serde_json::to_writer(&mut out, result);
+            if &out[at..] == b"{}" {
+                out.truncate(at);
+                out.push(b'}');
+            } else {
+                out[at] = b',';
+            }
+        }
+        None => {
+            let _ = serde_json::to_writer(&mut out, result);
+        }
+    }
+    out.push(b'}');
+    out
 }

@@ -74,7 +74,8 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: E
     match &*m.method {
         "server/discover" => {
             counted(Some(Revision::V2026_07_28));
-            return ok(inner, &id, Revision::V2026_07_28, discover(inner, era));
+            let body = discover(inner, era);
+            return Step::Reply(Reply::result(inner.envelope.encode_discover(&id, &body)));
         }
         // Where only 2026-07-28 is served, the legacy opener is not a method.
         "initialize" if !era.bare_is_legacy => {

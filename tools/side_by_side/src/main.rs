@@ -3,11 +3,20 @@
 //! markers, as it counts the same tool in `examples/weather.rs`.
 
 use rmcp::handler::server::wrapper::{Json, Parameters};
-use rmcp::{schemars, tool, tool_router, ServiceExt};
+use rmcp::model::{Icon, MetaObject};
+use rmcp::{object, schemars, tool, tool_router, ServiceExt};
 use serde::{Deserialize, Serialize};
 
 /// Each station: its place, the temperature in °C, the conditions.
 const PLACES: [(&str, i64, &str); 2] = [("Oslo", 12, "light rain"), ("Lima", 19, "overcast")];
+
+/// The icon `examples/weather.rs` shows: a sun, inline.
+fn sun() -> Icon {
+    const SVG: &str = "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCAxNiAxNiI+PGNpcmNsZSBjeD0iOCIgY3k9IjgiIHI9IjYiIGZpbGw9IiNmNWI0MDAiLz48L3N2Zz4=";
+    Icon::new(SVG)
+        .with_mime_type("image/svg+xml")
+        .with_sizes(vec!["any".into()])
+}
 
 // side-by-side: begin
 /// Where to read the weather.
@@ -38,7 +47,10 @@ struct Weather;
 impl Weather {
     #[tool(
         description = "Read the current weather for a place.",
-        annotations(read_only_hint = true)
+        title = "Current weather",
+        annotations(read_only_hint = true, idempotent_hint = true, open_world_hint = false),
+        icons = vec![sun()],
+        meta = MetaObject(object!({"org.example/units": "metric"}))
     )]
     fn get_weather(&self, Parameters(query): Parameters<Query>) -> Result<Json<Report>, String> {
         // rmcp advertises the schema but does not enforce it: the bounds are checked here.
