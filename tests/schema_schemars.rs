@@ -11,13 +11,11 @@ mod http_rig;
 mod spec;
 
 use std::net::SocketAddr;
-use std::process::Stdio;
 
-use child::{example_path, ChildClient, WAIT};
+use child::{example_path, spawn_http_example, ChildClient};
 use http_rig::{Client, BOTH};
 use serde_json::{json, Value};
 use spec::Spec;
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 const MODERN: &str = "2026-07-28";
 
@@ -173,21 +171,7 @@ async fn over_stdio_the_derived_schema_is_advertised_unchanged_and_enforced() {
 
 /// Starts the host on a free loopback port and reads the address it prints.
 async fn spawn_http() -> (tokio::process::Child, SocketAddr) {
-    let mut child = tokio::process::Command::new(example_path("typed_tools"))
-        .args(["--http", "127.0.0.1:0", "--print-addr"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn typed_tools");
-    let stdout = child.stdout.take().unwrap();
-    let line = tokio::time::timeout(WAIT, BufReader::new(stdout).lines().next_line())
-        .await
-        .expect("no address within the wait")
-        .unwrap()
-        .expect("the host printed no address");
-    (child, line.trim().parse().unwrap())
+    spawn_http_example("typed_tools", false).await
 }
 
 #[tokio::test]

@@ -14,9 +14,8 @@ mod http_rig;
 mod spec;
 
 use std::net::SocketAddr;
-use std::process::Stdio;
 
-use child::{example_path, ChildClient, WAIT};
+use child::{spawn_http_example, ChildClient, WAIT};
 use http_rig::{Client, BOTH};
 use serde_json::{json, Value};
 use spec::Spec;
@@ -133,23 +132,9 @@ async fn over_stdio_what_the_schema_admits_the_types_decode() {
     assert!(c.wait_exit().await.success());
 }
 
-/// Starts the host on a free loopback port, its log piped, and reads the address it prints.
+/// Starts the host on a free loopback port and reads the address it prints.
 async fn spawn_http() -> (tokio::process::Child, SocketAddr) {
-    let mut child = tokio::process::Command::new(example_path("typed_tools"))
-        .args(["--http", "127.0.0.1:0", "--print-addr"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn typed_tools");
-    let stdout = child.stdout.take().unwrap();
-    let line = tokio::time::timeout(WAIT, BufReader::new(stdout).lines().next_line())
-        .await
-        .expect("no address within the wait")
-        .unwrap()
-        .expect("the host printed no address");
-    (child, line.trim().parse().unwrap())
+    spawn_http_example("typed_tools", true).await
 }
 
 #[tokio::test]

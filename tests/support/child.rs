@@ -21,6 +21,26 @@ pub fn example_path(name: &str) -> PathBuf {
     dir.join("examples").join(name)
 }
 
+/// Starts `example` with `--http 127.0.0.1:0 --print-addr` (a free loopback port), its stderr
+/// piped when `log` is set (else discarded), and reads the address it prints.
+pub async fn spawn_http_example(example: &str, log: bool) -> (Child, std::net::SocketAddr) {
+    let mut child = Command::new(example_path(example))
+        .args(["--http", "127.0.0.1:0", "--print-addr"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(if log { Stdio::piped() } else { Stdio::null() })
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {example}: {e}"));
+    let stdout = child.stdout.take().unwrap();
+    let line = tokio::time::timeout(WAIT, BufReader::new(stdout).lines().next_line())
+        .await
+        .expect("no address within the wait")
+        .unwrap()
+        .expect("the host printed no address");
+    (child, line.trim().parse().unwrap())
+}
+
 pub struct ChildClient {
     pub child: Child,
     stdin: Option<ChildStdin>,
