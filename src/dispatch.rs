@@ -173,6 +173,10 @@ impl ToolOutput {
     }
 
     /// Sets the structured result, leaving the content blocks as they are.
+    ///
+    /// At 2025-11-25 a value that is not a JSON object is not sent (that revision admits only
+    /// objects there): what its clients need goes in the content blocks, as
+    /// [`ToolOutput::structured`] puts the value's JSON.
     #[must_use]
     pub fn and_structured(mut self, value: Value) -> Self {
         self.structured = Some(value);

@@ -43,12 +43,15 @@
 //!
 //! **Validation first, then decoding.** The server validates the arguments against the derived
 //! schema exactly as it validates any tool's, under the same budget and with the same refusals,
-//! before the handler is reached; only then is `T` decoded. The two agree by construction
-//! (`README.md`, "Typed tools"): derived integer schemas carry their type's bounds, a number
-//! with no fractional part is handed over as an integer, keys admitted by
-//! `additionalProperties` reach a `#[serde(flatten)]` map. A value that passed validation and
-//! still fails `T`'s `Deserialize` is the host's bug: the call is answered -32603, saying
-//! nothing of the value, and the reason is logged with the tool's name.
+//! before the handler is reached; only then is `T` decoded. The two agree wherever a schema can
+//! say what the type holds (`README.md`, "Typed tools"): derived integer and `f32` schemas
+//! carry their type's bounds, a number with no fractional part is handed over as an integer,
+//! keys admitted by `additionalProperties` reach a `#[serde(flatten)]` map. A value that passed
+//! validation and still fails `T`'s `Deserialize` is the host's bug: the call is answered
+//! -32603, saying nothing of the value, and the reason is logged with the tool's name. Under a
+//! derived schema that is left to what `schemars` cannot say — an integer map key's width, a
+//! `format` such as `IpAddr`'s, an overflowing `Duration`, an alias beside its name — which a
+//! host takes as a `String` and parses itself when a caller may get it wrong.
 
 use crate::dispatch::{CallContext, ToolCall, ToolError, ToolOutput};
 use crate::extensions::Extensions;
@@ -444,9 +447,10 @@ pub(crate) fn integral(value: &mut Value) {
 /// Schemas derived from Rust types, as tools advertise and enforce them.
 pub(crate) mod derive {
     use schemars::generate::SchemaSettings;
-    use schemars::transform::{transform_subschemas, Transform};
+    use schemars::transform::{transform_subschemas, ReplaceBoolSchemas, Transform};
     use schemars::{JsonSchema, Schema};
-    use serde_json::{json, Value};
+    use serde_json::{json, Map, Value};
+    use std::cmp::Ordering;
 
     /// `T`'s schema as arguments it deserialises from.
     pub(crate) fn input<T: JsonSchema>() -> Value {
@@ -467,17 +471,23 @@ pub(crate) mod derive {
     }
 
     fn settings() -> SchemaSettings {
+        // `true` subschemas (a `serde_json::Value` field) become `{}`: the same schema, in the
+        // shape the 2025-11-25 `Tool` schema requires of each `properties` member.
+        let mut objects_only = ReplaceBoolSchemas::default();
+        objects_only.skip_additional_properties = true;
         SchemaSettings::draft2020_12()
             .with(|s| s.meta_schema = None)
-            .with_transform(IntegerBounds)
+            .with_transform(NumberBounds)
+            .with_transform(objects_only)
     }
 
-    /// Adds to each integer schema the bounds of its type's width, from the `format` schemars
-    /// writes (`int32`, `uint64`, …), so that whatever the schema admits the type can hold.
+    /// Holds each number schema within what its type can hold, from the `format` schemars
+    /// writes (`int32`, `uint64`, `float`, …): the width's bounds are added, or tighten the
+    /// bounds a host's attributes set, so that whatever the schema admits the type decodes.
     #[derive(Debug, Clone, Copy)]
-    struct IntegerBounds;
+    struct NumberBounds;
 
-    impl Transform for IntegerBounds {
+    impl Transform for NumberBounds {
         fn transform(&mut self, schema: &mut Schema) {
             let bounds = match schema.get("format").and_then(Value::as_str) {
                 Some("int8") => Some((json!(i8::MIN), json!(i8::MAX))),
@@ -489,13 +499,40 @@ pub(crate) mod derive {
                 Some("uint16") => Some((json!(0), json!(u16::MAX))),
                 Some("uint32") => Some((json!(0), json!(u32::MAX))),
                 Some("uint64" | "uint" | "uint128") => Some((json!(0), json!(u64::MAX))),
+                // An `f32` past its range would decode as infinity.
+                Some("float") => Some((json!(-f32::MAX), json!(f32::MAX))),
                 _ => None,
             };
             if let (Some((min, max)), Some(object)) = (bounds, schema.as_object_mut()) {
-                object.entry("minimum").or_insert(min);
-                object.entry("maximum").or_insert(max);
+                tighten(object, "minimum", min, Ordering::Greater);
+                tighten(object, "maximum", max, Ordering::Less);
             }
             transform_subschemas(self, schema);
+        }
+    }
+
+    /// Sets `object[key]` to `width` unless it already holds a bound tighter than it (one that
+    /// compares as `tighter` to `width`).
+    fn tighten(object: &mut Map<String, Value>, key: &str, width: Value, tighter: Ordering) {
+        let keep = object
+            .get(key)
+            .and_then(|set| compare(set, &width))
+            .is_some_and(|o| o == tighter || o == Ordering::Equal);
+        if !keep {
+            object.insert(key.to_owned(), width);
+        }
+    }
+
+    /// Orders two JSON numbers: exactly when both are integers, as `f64` otherwise.
+    fn compare(a: &Value, b: &Value) -> Option<Ordering> {
+        let exact = |v: &Value| {
+            v.as_i64()
+                .map(i128::from)
+                .or_else(|| v.as_u64().map(i128::from))
+        };
+        match (exact(a), exact(b)) {
+            (Some(a), Some(b)) => Some(a.cmp(&b)),
+            _ => a.as_f64()?.partial_cmp(&b.as_f64()?),
         }
     }
 }

@@ -137,9 +137,9 @@ pub(crate) fn icons_value(icons: &[Icon]) -> Value {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum UriFault {
-    /// Not a URI: no `scheme:` at the start, or a character no URI may hold (a space, a
-    /// control character, anything outside ASCII, a double quote, an angle bracket, a
-    /// backslash, a caret, a backtick, a brace or a bar).
+    /// Not a URI by RFC 3986: no `scheme:` at the start, a character no URI may hold (a
+    /// space, anything outside ASCII, a brace, …), a malformed authority (an unclosed IPv6
+    /// literal, a port that is not digits), a bad percent-escape or a second `#`.
     NotAUri,
     /// A scheme the link may not have (`javascript`, `file`, …).
     Scheme {
@@ -148,7 +148,8 @@ pub enum UriFault {
     },
     /// An `http:` or `https:` URL with no `//host`.
     MissingHost,
-    /// A `data:` URI with no `,` between its media type and its data.
+    /// A `data:` icon that is not base64-encoded image data
+    /// (`data:image/<subtype>[;parameters];base64,<base64>`).
     DataSyntax,
 }
 
@@ -158,9 +159,9 @@ impl fmt::Display for UriFault {
             UriFault::NotAUri => f.write_str("not a URI"),
             UriFault::Scheme { scheme } => write!(f, "scheme `{scheme}` is not accepted"),
             UriFault::MissingHost => f.write_str("an http(s) URL needs a host (`https://host/…`)"),
-            UriFault::DataSyntax => {
-                f.write_str("a data: URI needs a `,` between its media type and its data")
-            }
+            UriFault::DataSyntax => f.write_str(
+                "a data: icon must be base64-encoded image data (`data:image/png;base64,…`)",
+            ),
         }
     }
 }
@@ -172,57 +173,46 @@ pub(crate) const ICON_SCHEMES: &[&str] = &["https", "http", "data"];
 /// The schemes the server's `websiteUrl` may have.
 pub(crate) const WEBSITE_SCHEMES: &[&str] = &["https", "http"];
 
-/// Checks `uri` is a URI with one of `schemes` (compared case-insensitively): an http(s) URL
-/// with a host, or a data: URI with its comma.
+/// Checks `uri` is a URI (RFC 3986, as `fluent-uri` parses it: the `format: "uri"` the schema
+/// gives `src` and `websiteUrl`) with one of `schemes` (compared case-insensitively): an
+/// http(s) URL with a host, or a `data:` URI of base64-encoded image data.
 pub(crate) fn check_link(uri: &str, schemes: &[&str]) -> Result<(), UriFault> {
-    let never_in_a_uri =
-        |b: u8| !b.is_ascii() || b.is_ascii_control() || b" \"<>\\^`{|}".contains(&b);
-    if uri.bytes().any(never_in_a_uri) {
-        return Err(UriFault::NotAUri);
-    }
-    // RFC 3986: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), then ':'.
-    let Some((scheme, rest)) = uri.split_once(':') else {
-        return Err(UriFault::NotAUri);
-    };
-    let well_formed = scheme
-        .bytes()
-        .next()
-        .is_some_and(|b| b.is_ascii_alphabetic())
-        && scheme
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
-    if !well_formed {
-        return Err(UriFault::NotAUri);
-    }
+    let parsed = fluent_uri::Uri::parse(uri).map_err(|_| UriFault::NotAUri)?;
+    let scheme = parsed.scheme().as_str();
     if !schemes.iter().any(|s| s.eq_ignore_ascii_case(scheme)) {
         return Err(UriFault::Scheme {
             scheme: scheme.to_owned(),
         });
     }
     if scheme.eq_ignore_ascii_case("data") {
-        return if rest.contains(',') {
-            Ok(())
-        } else {
-            Err(UriFault::DataSyntax)
-        };
+        return check_image_data(parsed.path().as_str());
     }
-    let host = rest
-        .strip_prefix("//")
-        .map(|authority| {
-            let authority = authority.split(['/', '?', '#']).next().unwrap_or_default();
-            let host_port = authority.rsplit('@').next().unwrap_or_default();
-            // An IPv6 literal keeps its colons; otherwise the port goes.
-            if host_port.starts_with('[') {
-                host_port
-            } else {
-                host_port.split(':').next().unwrap_or_default()
-            }
-        })
-        .unwrap_or_default();
-    if host.is_empty() {
-        return Err(UriFault::MissingHost);
+    match parsed.authority() {
+        Some(authority) if !authority.host().is_empty() => Ok(()),
+        _ => Err(UriFault::MissingHost),
     }
-    Ok(())
+}
+
+/// The body of a `data:` icon (RFC 2397): `image/<subtype>`, optional parameters, `;base64`,
+/// a comma, then base64 (standard alphabet, padded) — the "Base64-encoded image data" the
+/// schema's `Icon.src` describes.
+fn check_image_data(body: &str) -> Result<(), UriFault> {
+    use base64::Engine as _;
+    let (head, data) = body.split_once(',').ok_or(UriFault::DataSyntax)?;
+    let Some(media) = head.strip_suffix(";base64") else {
+        return Err(UriFault::DataSyntax);
+    };
+    let mime = media.split(';').next().unwrap_or_default();
+    let image = mime
+        .split_once('/')
+        .is_some_and(|(kind, sub)| kind.eq_ignore_ascii_case("image") && !sub.is_empty());
+    if !image {
+        return Err(UriFault::DataSyntax);
+    }
+    match base64::engine::general_purpose::STANDARD.decode(data) {
+        Ok(_) => Ok(()),
+        Err(_) => Err(UriFault::DataSyntax),
+    }
 }
 
 #[cfg(test)]
@@ -238,7 +228,7 @@ mod tests {
             "https://[::1]:8443/i.png",
             "https://user@example.com/i.png",
             "data:image/png;base64,iVBORw0KGgo=",
-            "data:,",
+            "DATA:image/svg+xml;charset=utf-8;base64,PHN2Zy8+",
         ] {
             assert_eq!(check_link(ok, ICON_SCHEMES), Ok(()), "{ok}");
         }
@@ -271,6 +261,17 @@ mod tests {
             ("https:///path", UriFault::MissingHost),
             ("https://:443/", UriFault::MissingHost),
             ("data:image/png;base64", UriFault::DataSyntax),
+            ("data:,", UriFault::DataSyntax),
+            ("data:text/html;base64,PGI+", UriFault::DataSyntax),
+            ("data:image/png,rawbytes", UriFault::DataSyntax),
+            ("data:image/png;base64,!!!", UriFault::DataSyntax),
+            ("data:/png;base64,AAAA", UriFault::DataSyntax),
+            ("https://[::1/i.png", UriFault::NotAUri),
+            ("https://example.com:abc/i.png", UriFault::NotAUri),
+            ("https://ex[ample.com/i.png", UriFault::NotAUri),
+            ("https://example.com/%", UriFault::NotAUri),
+            ("https://example.com/%zz", UriFault::NotAUri),
+            ("https://example.com/#a#b", UriFault::NotAUri),
         ] {
             assert_eq!(check_link(bad, ICON_SCHEMES), Err(fault), "{bad}");
         }

@@ -90,6 +90,16 @@ pub struct ToolSpec {
     /// How many of the handler's extractors take the arguments (more than one is refused at
     /// startup).
     pub(crate) argument_readers: usize,
+    /// Whether each schema came from the handler's types (replaced with the handler) rather
+    /// than from the host's hand (kept whatever handler is set).
+    derived: Derived,
+}
+
+/// Which of a tool's schemas the handler's types gave.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Derived {
+    input: bool,
+    output: bool,
 }
 
 impl fmt::Debug for ToolSpec {
@@ -97,6 +107,9 @@ impl fmt::Debug for ToolSpec {
         f.debug_struct("ToolSpec")
             .field("name", &self.name)
             .field("title", &self.title)
+            .field("hints", &self.hints)
+            .field("icons", &self.icons)
+            .field("meta", &self.meta)
             .field("description", &self.description)
             .field("command_class", &self.command_class)
             .field("mode", &self.mode)
@@ -118,6 +131,9 @@ impl PartialEq for ToolSpec {
         };
         self.name == other.name
             && self.title == other.title
+            && self.hints == other.hints
+            && self.icons == other.icons
+            && self.meta == other.meta
             && self.description == other.description
             && self.command_class == other.command_class
             && self.mode == other.mode
@@ -145,14 +161,16 @@ impl ToolSpec {
             required_capabilities: Vec::new(),
             handler: None,
             argument_readers: 0,
+            derived: Derived::default(),
         }
     }
 
     /// Sets the tool's own handler: an async function of extractors (see [`crate::handler`]).
     /// Its arguments' derived schema becomes the input schema and its structured result's the
-    /// output schema, each unless the spec already sets one (a schema set by hand must admit
+    /// output schema, each unless the host set one by hand (a schema set by hand must admit
     /// only what the handler's types decode: a call that passes it and fails to decode is
-    /// answered -32603 and logged as the host's fault).
+    /// answered -32603 and logged as the host's fault). Setting another handler replaces the
+    /// schemas the previous one's types gave, never those set by hand.
     ///
     /// The tool is then served by this handler rather than the configuration's dispatch
     /// function, through the same validation, runtime pool, deadline and panic isolation.
@@ -177,11 +195,14 @@ impl ToolSpec {
         H: ToolHandler<M>,
         M: 'static,
     {
+        self.forget_derived();
         if self.input_schema.is_none() {
             self.input_schema = H::input_schema();
+            self.derived.input = self.input_schema.is_some();
         }
         if self.output_schema.is_none() {
             self.output_schema = H::output_schema();
+            self.derived.output = self.output_schema.is_some();
         }
         self.argument_readers = H::argument_readers();
         self.handler = Some(Arc::new(Bound::new(handler)));
@@ -192,9 +213,20 @@ impl ToolSpec {
     /// output or the tool's error out, shared (as one [`Dispatch`] may serve several tools).
     #[must_use]
     pub fn with_dispatch(mut self, dispatch: Arc<dyn Dispatch>) -> Self {
+        self.forget_derived();
         self.argument_readers = 1;
         self.handler = Some(dispatch);
         self
+    }
+
+    /// Drops the schemas a previous handler's types gave: they describe that handler only.
+    fn forget_derived(&mut self) {
+        if std::mem::take(&mut self.derived.input) {
+            self.input_schema = None;
+        }
+        if std::mem::take(&mut self.derived.output) {
+            self.output_schema = None;
+        }
     }
 
     /// Whether the tool has its own handler.
@@ -230,6 +262,7 @@ impl ToolSpec {
     #[must_use]
     pub fn with_input_schema(mut self, schema: Value) -> Self {
         self.input_schema = Some(schema);
+        self.derived.input = false;
         self
     }
 
@@ -259,6 +292,7 @@ impl ToolSpec {
     #[must_use]
     pub fn with_output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(schema);
+        self.derived.output = false;
         self
     }
 
