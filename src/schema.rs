@@ -26,7 +26,7 @@
 //!
 //! Annotations are carried in [`Schema::raw`] and never validated: `description`, `title`,
 //! `default`, `examples`, `$schema`, `$comment`, `x-mcp-header`, `deprecated`, `readOnly`,
-//! `writeOnly`. A top-level property's `x-mcp-header` is exposed by [`Property::mcp_header`] for
+//! `writeOnly`, `format` (an annotation on both paths, as below). A top-level property's `x-mcp-header` is exposed by [`Property::mcp_header`] for
 //! the catalog to judge.
 //!
 //! # JSON Schema 2020-12 (the general path)

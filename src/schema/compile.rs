@@ -22,6 +22,8 @@ const ANNOTATIONS: &[&str] = &[
     "deprecated",
     "readOnly",
     "writeOnly",
+    // An annotation on both paths (2020-12's format-annotation vocabulary): never asserted.
+    "format",
 ];
 
 /// Largest integer an `f64` keyword value may spell and still be read exactly (2^53).
@@ -191,7 +193,7 @@ fn compile_object(
 /// refused or accepted alike on either path.
 fn annotation(value: &Value, at: &str, keyword: &str) -> Result<(), SchemaError> {
     let fits = match keyword {
-        "title" | "description" | "$comment" | "$schema" => value.is_string(),
+        "title" | "description" | "$comment" | "$schema" | "format" => value.is_string(),
         "examples" => value.is_array(),
         "deprecated" | "readOnly" | "writeOnly" => value.is_boolean(),
         // `default` may be any value; `x-mcp-header` is MCP's, checked where headers are read.
