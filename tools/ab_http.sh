@@ -11,16 +11,14 @@
 #   tools/ab_http.sh 5 4 64 /tmp/old/target/release/examples/weather target/release/examples/weather
 #   tools/ab_http.sh 5 4 1  /tmp/old/target/release/examples/weather target/release/examples/weather
 #
-# Run from the project root; builds the peer bench's load client into target/peer-bench (as
-# ../shared/bench/compare.sh does). Binaries are named by their path in the report.
+# Run from the project root; builds the load client (tools/peer_bench) into target/peer-bench,
+# as tools/compare.sh does. Binaries are named by their path in the report.
 set -euo pipefail
 [ $# -ge 4 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
 rounds=$1 secs=$2 conns=$3
 shift 3
 [ -f Cargo.toml ] || { echo "run from the project root" >&2; exit 2; }
-bench=$(cd "$(dirname "$0")/../../shared/bench" 2>/dev/null && pwd) ||
-  { echo "../shared/bench not found" >&2; exit 2; }
-cargo build -q --release --locked --manifest-path "$bench/Cargo.toml" --target-dir target/peer-bench
+cargo build -q --release --locked --manifest-path tools/peer_bench/Cargo.toml --target-dir target/peer-bench
 load=target/peer-bench/release/mcp_load
 call=(--tool get_weather --arg place=Oslo --expect Oslo --modern)
 port=$((20000 + RANDOM % 20000))

@@ -14,17 +14,15 @@
 #
 #   tools/cost_per_call.sh [SECONDS] [CONNECTIONS] [WEATHER_BINARY]
 #
-# Run from the project root. Builds the peer bench into target/peer-bench (as
-# ../shared/bench/compare.sh does) and the example in release; callgrind is skipped when
+# Run from the project root. Builds the peer bench (tools/peer_bench) into target/peer-bench (as
+# tools/compare.sh does) and the example in release; callgrind is skipped when
 # valgrind is not installed (apt-get install valgrind).
 set -euo pipefail
 secs=${1:-5}
 conns=${2:-64}
 [ -f Cargo.toml ] || { echo "run from the project root" >&2; exit 2; }
-bench=$(cd "$(dirname "$0")/../../shared/bench" 2>/dev/null && pwd) ||
-  { echo "../shared/bench not found" >&2; exit 2; }
 peers=target/peer-bench
-cargo build -q --release --locked --manifest-path "$bench/Cargo.toml" --target-dir "$peers"
+cargo build -q --release --locked --manifest-path tools/peer_bench/Cargo.toml --target-dir "$peers"
 weather=${3:-}
 if [ -z "$weather" ]; then
   cargo build -q --release --example weather
@@ -105,7 +103,7 @@ cpu weather -- "$weather" --http "127.0.0.1:$port"
 cpu no-runtime -- "$weather" --http "127.0.0.1:$port" --no-runtime
 cpu bare-hyper -- "$bare" "127.0.0.1:$port"
 # rmcp 3.11's echo server, for issue 13's memory bound (resident memory under this load no
-# higher than rmcp's); driven as ../shared/bench/compare.sh drives it.
+# higher than rmcp's); driven as tools/compare.sh drives it.
 cpu rmcp -- "$peers/release/rmcp_echo_server" http "127.0.0.1:$port"
 if command -v valgrind >/dev/null; then
   instructions weather -- "$weather" --http "127.0.0.1:$port"
