@@ -15,7 +15,6 @@ mod body;
 mod headers;
 mod refusal;
 mod service;
-mod wake;
 
 pub use refusal::Refusal;
 pub use service::{AllowedOrigins, HttpService, DEFAULT_READ_TIMEOUT, MAX_BODY_BYTES};
@@ -181,7 +180,6 @@ pub(crate) async fn connection(
         activity: activity.clone(),
     };
     let mut conn = pin!(builder.serve_connection(TokioIo::new(stream), tracked));
-    let wake = wake::Wake::new();
     // A graceful close (idle, or `stop`) lets the requests in flight finish.
     let mut closing: Option<Instant> = None;
     let mut stop = pin!(stop);
@@ -197,10 +195,7 @@ pub(crate) async fn connection(
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
-            ended = std::future::poll_fn(|cx| {
-                let busy = BUSY.load(Ordering::Relaxed) > 1;
-                wake.poll(conn.as_mut(), cx, busy)
-            }) => {
+            ended = conn.as_mut() => {
                 if let Err(e) = ended {
                     tracing::debug!(%peer, error = %e, "connection ended with an error");
                 }
@@ -362,13 +357,6 @@ impl Watch {
     }
 }
 
-/// HTTP requests in flight in this process, every endpoint's (answers not yet handed over
-/// included): above one, a connection's wake-ups raised during its own poll are folded into that
-/// poll ([`wake::Wake::poll`], which also folds while another connection waits for its poll).
-/// One counter every request writes twice, on whichever worker: a hint, read relaxed; a stale
-/// value only picks the slower of two correct ways.
-static BUSY: AtomicUsize = AtomicUsize::new(0);
-
 struct InFlight(Arc<Activity>);
 
 impl Drop for InFlight {
@@ -376,7 +364,6 @@ impl Drop for InFlight {
         let a = &self.0;
         a.ended.fetch_add(1, Ordering::Release);
         a.in_flight.fetch_sub(1, Ordering::AcqRel);
-        BUSY.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -480,7 +467,6 @@ impl hyper::service::Service<http::Request<Incoming>> for Tracked {
 
     fn call(&self, req: http::Request<Incoming>) -> Self::Future {
         self.activity.in_flight.fetch_add(1, Ordering::AcqRel);
-        BUSY.fetch_add(1, Ordering::Relaxed);
         self.activity.asked.fetch_add(1, Ordering::AcqRel);
         let guard = InFlight(self.activity.clone());
         let service = self.service.clone();
