@@ -44,14 +44,14 @@
 //! **Validation first, then decoding.** The server validates the arguments against the derived
 //! schema exactly as it validates any tool's, under the same budget and with the same refusals,
 //! before the handler is reached; only then is `T` decoded. The two agree wherever a schema can
-//! say what the type holds (`README.md`, "Typed tools"): derived integer and `f32` schemas
-//! carry their type's bounds, a number with no fractional part is handed over as an integer,
-//! keys admitted by `additionalProperties` reach a `#[serde(flatten)]` map. A value that passed
-//! validation and still fails `T`'s `Deserialize` is the host's bug: the call is answered
-//! -32603, saying nothing of the value, and the reason is logged with the tool's name. Under a
-//! derived schema that is left to what `schemars` cannot say — an integer map key's width, a
-//! `format` such as `IpAddr`'s, an overflowing `Duration`, an alias beside its name — which a
-//! host takes as a `String` and parses itself when a caller may get it wrong.
+//! say what the type holds (`docs/embedding.md`, "Typed tools"): derived integer and `f32`
+//! schemas carry their type's bounds, a number with no fractional part is handed over as an
+//! integer, keys admitted by `additionalProperties` reach a `#[serde(flatten)]` map. A value
+//! that passed validation and still fails `T`'s `Deserialize` is the host's bug: the call is
+//! answered -32603, saying nothing of the value, and the reason is logged with the tool's name.
+//! Under a derived schema that is left to what `schemars` cannot say — an integer map key's
+//! width, a `format` such as `IpAddr`'s, an overflowing `Duration`, an alias beside its name —
+//! which a host takes as a `String` and parses itself when a caller may get it wrong.
 
 use crate::dispatch::{CallContext, ToolCall, ToolError, ToolOutput};
 use crate::extensions::Extensions;

@@ -99,3 +99,10 @@ pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + 
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+/// The Rust examples of the guide pages under `docs/`, compiled as the README's are.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/embedding.md")]
+#[doc = include_str!("../docs/runtime.md")]
+#[doc = include_str!("../docs/http.md")]
+struct DocsDoctests;

@@ -1,9 +1,9 @@
-//! The README's client × transport rows are exactly the rows rendered from
+//! The client × transport rows of docs/interop.md are exactly the rows rendered from
 //! `interop/results.json`, and those results are self-consistent: each run's counts count its
 //! own operations, every failing operation is in `interop/baseline.txt` with a reason and no
 //! passing one is, the required clients ran over both transports, and the versions recorded
 //! are the ones the lock files under `interop/` pin. `tools/interop.sh` rewrites the results
-//! from real client runs and fails when the README differs; this test keeps the committed
+//! from real client runs and fails when docs/interop.md differs; this test keeps the committed
 //! files honest without Node or Python.
 
 use serde_json::Value;
@@ -98,13 +98,16 @@ fn render(results: &Value) -> Vec<String> {
     rows
 }
 
-fn readme_rows() -> Vec<String> {
-    let readme = read("README.md");
-    let start = readme.find(BEGIN).expect("README has the begin marker") + BEGIN.len();
-    let end = readme.find(END).expect("README has the end marker");
-    readme[start..end]
+/// The table's page.
+const DOC: &str = "docs/interop.md";
+
+fn doc_rows() -> Vec<String> {
+    let doc = read(DOC);
+    let start = doc.find(BEGIN).expect("the page has the begin marker") + BEGIN.len();
+    let end = doc.find(END).expect("the page has the end marker");
+    doc[start..end]
         .strip_prefix('\n')
-        .unwrap_or(&readme[start..end])
+        .unwrap_or(&doc[start..end])
         .lines()
         .map(str::to_owned)
         .collect()
@@ -131,8 +134,8 @@ fn baseline() -> Vec<(String, String, String, String)> {
 }
 
 #[test]
-fn readme_rows_are_the_rows_rendered_from_the_results() {
-    assert_eq!(readme_rows(), render(&results()));
+fn doc_rows_are_the_rows_rendered_from_the_results() {
+    assert_eq!(doc_rows(), render(&results()), "{DOC}");
 }
 
 #[test]

@@ -4,8 +4,8 @@
 //! SEP-2106 shapes validate at both revisions, icon sources are RFC 3986 URIs or base64 image
 //! data. And what schemars cannot say — an integer map key's width, `format`s such as `ip`, a
 //! `Duration`'s overflow, an alias sent beside its name, integer-keyed maps through serde's
-//! buffered paths — is admitted and refused by decoding: -32603 with nothing of the value (the
-//! README's "Typed tools" names these and what a host does instead).
+//! buffered paths — is admitted and refused by decoding: -32603 with nothing of the value
+//! ("Typed tools" in docs/embedding.md names these and what a host does instead).
 
 #[path = "support/spec.rs"]
 mod spec;

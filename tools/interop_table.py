@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-"""Judge the interop clients' recorded outcomes and render the README's client × transport rows.
+"""Judge the interop clients' recorded outcomes and render docs/interop.md's client × transport rows.
 
   interop_table.py summarize --results DIR --baseline interop/baseline.txt --out interop/results.json
-  interop_table.py readme --summary interop/results.json --readme README.md [--write]
+  interop_table.py doc --summary interop/results.json --doc docs/interop.md [--write]
 
 `summarize` reads DIR/NN-<run>.jsonl as tools/interop.sh writes them: a first line
 {"meta": {client, version, mode, opener, transport}}, then one line per operation the client
 script recorded ({"op", "outcome": "result" | "error" | "exception", ...}). Each operation is
 judged against what the revision the client negotiated prescribes (EXPECT below); a missing
 operation fails as not run. Every failure must be listed in the baseline with its reason, and
-every listed one must still fail: otherwise `summarize` exits 1. `readme` renders the rows between the README's interop-table
-markers and exits 1 when they differ (or rewrites them with --write). Standard library only.
+every listed one must still fail: otherwise `summarize` exits 1. `doc` renders the rows between
+the page's interop-table markers and exits 1 when they differ (or rewrites them with --write).
+(`readme` and `--readme` are the old names of `doc` and `--doc`, from when the table was in the
+README.) Standard library only.
 """
 
 import argparse
@@ -368,7 +370,7 @@ def cell(run):
 
 
 def render(summary):
-    """The README rows. tests/docs_interop_table.rs renders the same bytes in Rust."""
+    """The page's rows. tests/docs_interop_table.rs renders the same bytes in Rust."""
     rows = [
         "| client | default mode | stdio | Streamable HTTP |",
         "|---|---|---|---|",
@@ -393,23 +395,23 @@ def render(summary):
     return rows
 
 
-def readme(args):
+def doc(args):
     with open(args.summary, encoding="utf-8") as f:
         summary = json.load(f)
-    with open(args.readme, encoding="utf-8") as f:
+    with open(args.doc, encoding="utf-8") as f:
         text = f.read()
     start, end = text.find(BEGIN), text.find(END)
     if start < 0 or end < start:
-        sys.exit(f"interop_table.py: {args.readme} has no {BEGIN} ... {END} block")
+        sys.exit(f"interop_table.py: {args.doc} has no {BEGIN} ... {END} block")
     head = text[: start + len(BEGIN)]
     want = head + "\n" + "\n".join(render(summary)) + "\n" + text[end:]
     if want == text:
         return 0
     if args.write:
-        with open(args.readme, "w", encoding="utf-8") as f:
+        with open(args.doc, "w", encoding="utf-8") as f:
             f.write(want)
         return 0
-    print("README's interop rows differ from the summary; expected:", file=sys.stderr)
+    print(f"{args.doc}: the interop rows differ from the summary; expected:", file=sys.stderr)
     print("\n".join(render(summary)), file=sys.stderr)
     return 1
 
@@ -421,14 +423,14 @@ def main():
     s.add_argument("--results", required=True)
     s.add_argument("--baseline", required=True)
     s.add_argument("--out", required=True)
-    r = sub.add_parser("readme")
+    r = sub.add_parser("doc", aliases=["readme"])
     r.add_argument("--summary", required=True)
-    r.add_argument("--readme", required=True)
+    r.add_argument("--doc", "--readme", dest="doc", required=True)
     r.add_argument("--write", action="store_true")
     args = p.parse_args()
     if args.cmd == "summarize":
         return summarize(args)
-    return readme(args)
+    return doc(args)
 
 
 if __name__ == "__main__":

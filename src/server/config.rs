@@ -252,7 +252,7 @@ impl ServerConfig {
 
     /// The steps validating one request's arguments against a general (JSON Schema 2020-12)
     /// schema may take (default [`Budget::DEFAULT_STEPS`]). Past it the request is refused like
-    /// any invalid arguments, with keyword `budget` (`README.md`, "Bounded validation").
+    /// any invalid arguments, with keyword `budget` (`docs/schemas.md`, "Bounded validation").
     /// Validation is linear in the request whatever the schema; this is the bound on the
     /// constant.
     ///
