@@ -7,9 +7,9 @@
 //! Scenarios needing more are baselined in `conformance/baseline-*.yml`.
 
 use beam_mcp::catalog::{
-    CommandClass, CompleteError, Completion, CompletionRef, CompletionRequest, Mode,
-    PromptArgument, PromptMessage, PromptSpec, ReadError, RenderError, RenderedPrompt,
-    ResourceContents, ResourceSpec, ResourceTemplateSpec, Role,
+    CompleteError, Completion, CompletionRef, CompletionRequest, Mode, PromptArgument,
+    PromptMessage, PromptSpec, ReadError, RenderError, RenderedPrompt, ResourceContents,
+    ResourceSpec, ResourceTemplateSpec, Role,
 };
 use beam_mcp::{Arguments, Catalog, Content, ToolCall, ToolError, ToolOutput, ToolSpec};
 
@@ -48,9 +48,7 @@ const STATIC_BINARY: &str = "test://static-binary";
 const TEMPLATE: &str = "test://template/{id}/data";
 
 fn tool(name: &'static str, description: &'static str) -> ToolSpec {
-    ToolSpec::new(name, description)
-        .with_command_class(CommandClass::OBSERVE)
-        .with_mode(Mode::ReadOnly)
+    ToolSpec::new(name, description).with_mode(Mode::ReadOnly)
 }
 
 /// Every tool, resource, template and prompt the harness serves.

@@ -34,9 +34,9 @@
 //! embedding, not of meteorology.
 
 use beam_mcp::catalog::{
-    CommandClass, CompleteError, Completion, CompletionRequest, Icon, Mode, PromptArgument,
-    PromptMessage, PromptSpec, ReadError, RenderError, RenderedPrompt, ResourceContents,
-    ResourceSpec, ResourceTemplateSpec, Role,
+    CompleteError, Completion, CompletionRequest, Icon, Mode, PromptArgument, PromptMessage,
+    PromptSpec, ReadError, RenderError, RenderedPrompt, ResourceContents, ResourceSpec,
+    ResourceTemplateSpec, Role,
 };
 use beam_mcp::{Args, Arguments, Catalog, Json, Server, ServerConfig, ToolError, ToolSpec};
 use schemars::JsonSchema;
@@ -102,7 +102,6 @@ fn catalog() -> Catalog {
         .tool(
             ToolSpec::new("get_weather", "Read the current weather for a place.")
                 .with_title("Current weather")
-                .with_command_class(CommandClass::OBSERVE)
                 .with_mode(Mode::ReadOnly)
                 .with_idempotent_hint(true)
                 .with_open_world_hint(false)

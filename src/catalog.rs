@@ -36,7 +36,7 @@ pub use resource::{
     ResourceTemplateSpec,
 };
 pub use template::TemplateError;
-pub use tool::{CommandClass, Mode, ToolSpec};
+pub use tool::{Mode, ToolSpec};
 pub use validated::MAX_TEMPLATE_URI_BYTES;
 
 use completion::SharedCompleter;

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use beam_mcp::catalog::{CommandClass, Mode};
+use beam_mcp::catalog::Mode;
 use beam_mcp::connectome::model::{EdgeKey, EdgeKind, Graph, Sign};
 use beam_mcp::connectome::reach::Reach;
 use beam_mcp::ToolSpec;
@@ -185,12 +185,9 @@ async fn an_empty_catalog_serves_no_tool_resource_or_prompt() {
 }
 
 #[tokio::test]
-async fn modes_and_command_classes_are_advertised_never_enforced() {
-    let catalog = Catalog::new().tool(
-        ToolSpec::new("wipe", "Changes things.")
-            .with_command_class(CommandClass::ACT)
-            .with_mode(Mode::ReadWrite),
-    );
+async fn modes_are_advertised_never_enforced() {
+    let catalog =
+        Catalog::new().tool(ToolSpec::new("wipe", "Changes things.").with_mode(Mode::ReadWrite));
     let server = Server::new(
         ServerConfig::new(catalog)
             .dispatch(|_c: ToolCall| async move { Ok::<_, ToolError>(ToolOutput::text("done")) }),

@@ -9,8 +9,8 @@ use std::path::Path;
 use std::process::Command;
 
 use beam_mcp::catalog::{
-    CommandClass, Mode, PromptArgument, PromptMessage, PromptSpec, ReadError, RenderError,
-    RenderedPrompt, ResourceContents, ResourceSpec, ResourceTemplateSpec, Role,
+    Mode, PromptArgument, PromptMessage, PromptSpec, ReadError, RenderError, RenderedPrompt,
+    ResourceContents, ResourceSpec, ResourceTemplateSpec, Role,
 };
 use beam_mcp::connectome::canonical::{verify, DigestAlgorithm};
 use beam_mcp::connectome::declared::{Declared, DeclaredInput, ToolEntry};
@@ -91,7 +91,6 @@ fn observe_spec() -> ToolSpec {
         "observe",
         "Read one connectome export (declared, observed, diff or effective) as canonical bytes.",
     )
-    .with_command_class(CommandClass::OBSERVE)
     .with_mode(Mode::ReadOnly)
     .with_input_schema(json!({
         "type": "object",

@@ -4,7 +4,6 @@ use super::Icon;
 use crate::dispatch::Dispatch;
 use crate::handler::{Bound, ToolHandler};
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -20,45 +19,15 @@ pub enum Mode {
     ReadWrite,
 }
 
-/// The host's own class for a tool (`observe`, `act`, or any label it uses).
-///
-/// Not sent on the wire: it groups tools in the connectome. This crate attaches no policy to it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct CommandClass(Cow<'static, str>);
-
-impl CommandClass {
-    /// A tool that observes and reports.
-    pub const OBSERVE: CommandClass = CommandClass(Cow::Borrowed("observe"));
-    /// A tool that acts on something.
-    pub const ACT: CommandClass = CommandClass(Cow::Borrowed("act"));
-
-    /// Any other label.
-    pub fn new(label: impl Into<Cow<'static, str>>) -> Self {
-        CommandClass(label.into())
-    }
-
-    /// The label.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for CommandClass {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 /// One tool: what `tools/list` advertises and what `tools/call` enforces, from one source.
 ///
 /// Each field is set by `with_<field>` and read by `<field>()`, as on every spec and content
 /// type of the crate.
 ///
 /// ```
-/// use beam_mcp::catalog::{CommandClass, Mode, ToolSpec};
+/// use beam_mcp::catalog::{Mode, ToolSpec};
 /// use serde_json::json;
 /// let tool = ToolSpec::new("get_weather", "Read the current weather for a place.")
-///     .with_command_class(CommandClass::OBSERVE)
 ///     .with_mode(Mode::ReadOnly)
 ///     .with_input_schema(json!({
 ///         "type": "object",
@@ -68,7 +37,6 @@ impl fmt::Display for CommandClass {
 ///     }));
 /// assert_eq!(tool.name(), "get_weather");
 /// assert_eq!(tool.mode(), Mode::ReadOnly);
-/// assert_eq!(tool.command_class(), &CommandClass::OBSERVE);
 /// assert!(tool.input_schema().is_some());
 /// ```
 #[derive(Clone)]
@@ -80,7 +48,6 @@ pub struct ToolSpec {
     pub(crate) icons: Vec<Icon>,
     pub(crate) meta: Map<String, Value>,
     pub(crate) description: String,
-    pub(crate) command_class: CommandClass,
     pub(crate) mode: Mode,
     pub(crate) input_schema: Option<Value>,
     pub(crate) output_schema: Option<Value>,
@@ -111,7 +78,6 @@ impl fmt::Debug for ToolSpec {
             .field("icons", &self.icons)
             .field("meta", &self.meta)
             .field("description", &self.description)
-            .field("command_class", &self.command_class)
             .field("mode", &self.mode)
             .field("input_schema", &self.input_schema)
             .field("output_schema", &self.output_schema)
@@ -135,7 +101,6 @@ impl PartialEq for ToolSpec {
             && self.icons == other.icons
             && self.meta == other.meta
             && self.description == other.description
-            && self.command_class == other.command_class
             && self.mode == other.mode
             && self.input_schema == other.input_schema
             && self.output_schema == other.output_schema
@@ -154,7 +119,6 @@ impl ToolSpec {
             icons: Vec::new(),
             meta: Map::new(),
             description: description.into(),
-            command_class: CommandClass::ACT,
             mode: Mode::ReadWrite,
             input_schema: None,
             output_schema: None,
@@ -241,13 +205,6 @@ impl ToolSpec {
         self
     }
 
-    /// Sets the host's class for the tool.
-    #[must_use]
-    pub fn with_command_class(mut self, class: CommandClass) -> Self {
-        self.command_class = class;
-        self
-    }
-
     /// Sets the mode.
     #[must_use]
     pub fn with_mode(mut self, mode: Mode) -> Self {
@@ -331,11 +288,6 @@ impl ToolSpec {
     /// The tool's description.
     pub fn description(&self) -> &str {
         &self.description
-    }
-
-    /// The host's class.
-    pub fn command_class(&self) -> &CommandClass {
-        &self.command_class
     }
 
     /// The mode.

@@ -37,7 +37,7 @@
 //! and answers it with [`Surface::call`]. The spec to copy:
 //!
 //! ```
-//! use beam_mcp::catalog::{CommandClass, Mode};
+//! use beam_mcp::catalog::Mode;
 //! use beam_mcp::ToolSpec;
 //! use serde_json::json;
 //!
@@ -45,7 +45,6 @@
 //!     "observe",
 //!     "Read one connectome export (declared, observed, diff or effective) as canonical bytes.",
 //! )
-//! .with_command_class(CommandClass::OBSERVE)
 //! .with_mode(Mode::ReadOnly)
 //! .with_input_schema(json!({
 //!     "type": "object",
