@@ -79,7 +79,7 @@ pub mod __fuzz {
     }
 }
 
-pub use catalog::validated::HeaderFaults;
+pub use catalog::validated::HeaderFaultPolicy;
 pub use catalog::{Catalog, ToolSpec};
 pub use content::Content;
 pub use dispatch::{

@@ -413,9 +413,9 @@ impl ApplicationRef {
         }
     }
 
-    /// The catalog the runtime serves (an `Arc` clone), read without asking the catalog
-    /// actor: it never changes while the runtime runs.
-    pub fn catalog(&self) -> Server {
+    /// The server the runtime serves (an `Arc` clone of its catalog and configuration), read
+    /// without asking the catalog actor: it never changes while the runtime runs.
+    pub fn server(&self) -> Server {
         self.shared.server.clone()
     }
 

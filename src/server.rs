@@ -380,7 +380,7 @@ impl Server {
     }
 
     /// Whether a tool's `x-mcp-header` annotations are faulty (served under
-    /// [`HeaderFaults::RefuseCalls`](crate::HeaderFaults), every call refused as internal).
+    /// [`HeaderFaultPolicy::RefuseCalls`](crate::HeaderFaultPolicy), every call refused as internal).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn tool_has_header_fault(&self, name: &str) -> bool {
         self.inner

@@ -2,7 +2,8 @@
 
 use beam_mcp::catalog::{PromptArgument, PromptSpec, ResourceSpec, ResourceTemplateSpec};
 use beam_mcp::{
-    Catalog, ConfigError, HeaderFault, HeaderFaults, Server, ServerConfig, ToolOutput, ToolSpec,
+    Catalog, ConfigError, HeaderFault, HeaderFaultPolicy, Server, ServerConfig, ToolOutput,
+    ToolSpec,
 };
 use serde_json::{json, Value};
 
@@ -176,7 +177,7 @@ fn a_header_fault_can_be_deferred_to_refusing_the_tools_calls() {
         json!({"type":"object","properties":{"p":{"type":"object","x-mcp-header":"P"}}}),
     );
     let s = Server::new(
-        with_dispatch(Catalog::new().tool(bad)).header_faults(HeaderFaults::RefuseCalls),
+        with_dispatch(Catalog::new().tool(bad)).header_faults(HeaderFaultPolicy::RefuseCalls),
     );
     assert!(s.is_ok());
 }

@@ -88,7 +88,7 @@ async fn a_restarted_listener_serves_the_same_port_and_the_catalog_and_pool_surv
         .cell
         .unwrap()
         .get_id();
-    let catalog_before = rt.catalog();
+    let catalog_before = rt.server();
     let restarts_before = rt.pool_stats().worker_restarts;
     rt.restart_transport(HTTP).await.unwrap();
     let after = transports
@@ -103,8 +103,8 @@ async fn a_restarted_listener_serves_the_same_port_and_the_catalog_and_pool_surv
         .get_id();
     assert_ne!(before, after, "a new listener actor");
     echoes_over_both(addr, "again").await;
-    assert!(rt.catalog().advertised_tool("echo").is_some());
-    assert_eq!(catalog_before.info(), rt.catalog().info());
+    assert!(rt.server().advertised_tool("echo").is_some());
+    assert_eq!(catalog_before.info(), rt.server().info());
     assert_eq!(rt.pool_stats().worker_restarts, restarts_before);
     rt.stop(LIMIT).await.unwrap();
 }

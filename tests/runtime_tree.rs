@@ -76,7 +76,7 @@ async fn a_killed_pool_is_restarted_and_the_catalog_survives() {
     assert_eq!(rt.root().restart_count(TRANSPORTS).await.unwrap(), Some(1));
     let reply = rt.dispatch("echo", json!({"text": "after"})).await.unwrap();
     assert_eq!(reply.texts(), ["after"]);
-    assert!(rt.catalog().advertised_tool("echo").is_some());
+    assert!(rt.server().advertised_tool("echo").is_some());
     rt.stop(LIMIT).await.unwrap();
 }
 
@@ -97,7 +97,7 @@ async fn a_crashed_catalog_actor_restarts_what_follows_it() {
         assert_eq!(rt.root().restart_count(id).await.unwrap(), Some(1), "{id}");
     }
     // The same catalog is served: it never changes.
-    assert!(rt.catalog().advertised_tool("slow").is_some());
+    assert!(rt.server().advertised_tool("slow").is_some());
     let reply = rt.dispatch("echo", json!({"text": "back"})).await.unwrap();
     assert_eq!(reply.texts(), ["back"]);
     rt.stop(LIMIT).await.unwrap();

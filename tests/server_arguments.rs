@@ -4,8 +4,8 @@
 #![allow(unsafe_code)] // the counting allocator below; test-only
 
 use beam_mcp::{
-    Answer, Args, Carrier, Catalog, HeaderFaults, Json, Server, ServerConfig, ToolCall, ToolOutput,
-    ToolSpec,
+    Answer, Args, Carrier, Catalog, HeaderFaultPolicy, Json, Server, ServerConfig, ToolCall,
+    ToolOutput, ToolSpec,
 };
 use serde_json::{json, Value};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -70,7 +70,7 @@ fn server(seen: Seen, keep: bool) -> Server {
             })),
         );
     let config = ServerConfig::new(catalog)
-        .header_faults(HeaderFaults::RefuseCalls)
+        .header_faults(HeaderFaultPolicy::RefuseCalls)
         .dispatch(move |call: ToolCall| {
             let seen = seen.clone();
             async move {

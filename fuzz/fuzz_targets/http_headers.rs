@@ -10,7 +10,7 @@
 use base64::Engine as _;
 use beam_mcp::transport::http::{AllowedOrigins, HttpService};
 use beam_mcp::{
-    Catalog, HeaderFaults, Server, ServerConfig, ToolCall, ToolError, ToolOutput, ToolSpec,
+    Catalog, HeaderFaultPolicy, Server, ServerConfig, ToolCall, ToolError, ToolOutput, ToolSpec,
 };
 use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method, Request};
@@ -143,7 +143,7 @@ fn server() -> Server {
             })),
         );
     let config = ServerConfig::new(catalog)
-        .header_faults(HeaderFaults::RefuseCalls)
+        .header_faults(HeaderFaultPolicy::RefuseCalls)
         .dispatch(|_call: ToolCall| async move { Ok::<_, ToolError>(ToolOutput::text("sunny")) });
     Server::new(config).expect("the fuzz server is valid")
 }

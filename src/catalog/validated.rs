@@ -20,7 +20,7 @@ pub const MAX_TEMPLATE_URI_BYTES: usize = 2048;
 
 /// How a forbidden `x-mcp-header` annotation is treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum HeaderFaults {
+pub enum HeaderFaultPolicy {
     /// [`crate::Server::new`] refuses the catalog (the default).
     #[default]
     RefuseAtStartup,
@@ -146,7 +146,7 @@ impl ValidatedCatalog {
 
     pub(crate) fn build(
         catalog: Catalog,
-        header_faults: HeaderFaults,
+        header_faults: HeaderFaultPolicy,
     ) -> Result<Self, ConfigError> {
         let Catalog {
             tools,
@@ -282,7 +282,7 @@ fn valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
-fn tool_entry(spec: ToolSpec, header_faults: HeaderFaults) -> Result<ToolEntry, ConfigError> {
+fn tool_entry(spec: ToolSpec, header_faults: HeaderFaultPolicy) -> Result<ToolEntry, ConfigError> {
     if !valid_tool_name(&spec.name) {
         return Err(ConfigError::ToolName {
             name: spec.name.to_string(),
@@ -324,13 +324,13 @@ fn tool_entry(spec: ToolSpec, header_faults: HeaderFaults) -> Result<ToolEntry, 
     let (headers, fault) = match header_annotations(&schema) {
         Ok(h) => (h, None),
         Err(fault) => match header_faults {
-            HeaderFaults::RefuseAtStartup => {
+            HeaderFaultPolicy::RefuseAtStartup => {
                 return Err(ConfigError::McpHeader {
                     tool: spec.name.to_string(),
                     fault,
                 })
             }
-            HeaderFaults::RefuseCalls => (Vec::new(), Some(fault)),
+            HeaderFaultPolicy::RefuseCalls => (Vec::new(), Some(fault)),
         },
     };
     let advertised = tool_value(&spec, &schema, output.as_ref());

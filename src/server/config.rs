@@ -1,7 +1,7 @@
 //! What a host configures: the catalog, the dispatch function, the server's identity and the
 //! cache hints of each list.
 
-use crate::catalog::validated::HeaderFaults;
+use crate::catalog::validated::HeaderFaultPolicy;
 use crate::catalog::{Catalog, Icon};
 #[cfg(feature = "connectome")]
 use crate::connectome::observed::Collector;
@@ -40,7 +40,7 @@ pub struct ServerConfig {
     pub(crate) instructions: Option<String>,
     pub(crate) cache_hints: CacheHints,
     pub(crate) page_size: usize,
-    pub(crate) header_faults: HeaderFaults,
+    pub(crate) header_faults: HeaderFaultPolicy,
     pub(crate) cursor_key: Option<[u8; 32]>,
     pub(crate) validation_budget: u64,
     #[cfg(feature = "connectome")]
@@ -77,7 +77,7 @@ impl ServerConfig {
             instructions: None,
             cache_hints: CacheHints::default(),
             page_size: DEFAULT_PAGE_SIZE,
-            header_faults: HeaderFaults::RefuseAtStartup,
+            header_faults: HeaderFaultPolicy::RefuseAtStartup,
             cursor_key: None,
             validation_budget: Budget::DEFAULT_STEPS,
             #[cfg(feature = "connectome")]
@@ -270,7 +270,7 @@ impl ServerConfig {
 
     /// How a forbidden `x-mcp-header` annotation is treated (default: refused at startup).
     #[must_use]
-    pub fn header_faults(mut self, mode: HeaderFaults) -> Self {
+    pub fn header_faults(mut self, mode: HeaderFaultPolicy) -> Self {
         self.header_faults = mode;
         self
     }

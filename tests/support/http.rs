@@ -4,7 +4,7 @@
 use beam_mcp::catalog::{ReadError, ResourceContents, ResourceSpec};
 use beam_mcp::transport::http::{serve, AllowedOrigins, HttpService};
 use beam_mcp::{
-    Catalog, HeaderFaults, Server, ServerConfig, ToolCall, ToolError, ToolOutput, ToolSpec,
+    Catalog, HeaderFaultPolicy, Server, ServerConfig, ToolCall, ToolError, ToolOutput, ToolSpec,
 };
 use bytes::Bytes;
 use http::{HeaderMap, Request, StatusCode};
@@ -59,7 +59,7 @@ pub fn server() -> Server {
     let config = ServerConfig::new(catalog)
         .server_name("http-test")
         .instructions("Ask for the weather.")
-        .header_faults(HeaderFaults::RefuseCalls)
+        .header_faults(HeaderFaultPolicy::RefuseCalls)
         .dispatch(|call: ToolCall| async move {
             let place = call
                 .arguments
