@@ -22,20 +22,15 @@ pub(crate) mod template;
 mod tool;
 pub(crate) mod validated;
 
-pub use icon::{Icon, IconTheme, UriFault};
-pub use meta::MetaKeyFault;
+pub use crate::error::{MetaKeyFault, TemplateError, UriFault};
+pub use crate::model::{
+    Completion, Icon, IconTheme, PromptMessage, RenderedPrompt, ResourceBody, ResourceContents,
+    Role, MAX_COMPLETION_VALUES,
+};
 
-pub use completion::{
-    CompleteError, Completer, Completion, CompletionRef, CompletionRequest, MAX_COMPLETION_VALUES,
-};
-pub use prompt::{
-    PromptArgument, PromptMessage, PromptRenderer, PromptSpec, RenderError, RenderedPrompt, Role,
-};
-pub use resource::{
-    ReadError, ResourceBody, ResourceContents, ResourceEntry, ResourceReader, ResourceSpec,
-    ResourceTemplateSpec,
-};
-pub use template::TemplateError;
+pub use completion::{CompleteError, Completer, CompletionRef, CompletionRequest};
+pub use prompt::{PromptArgument, PromptRenderer, PromptSpec, RenderError};
+pub use resource::{ReadError, ResourceEntry, ResourceReader, ResourceSpec, ResourceTemplateSpec};
 pub use tool::{Mode, ToolSpec};
 pub use validated::MAX_TEMPLATE_URI_BYTES;
 

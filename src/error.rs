@@ -1,6 +1,5 @@
 //! Errors a host meets when it builds a server.
 
-use crate::catalog::{MetaKeyFault, TemplateError, UriFault};
 use crate::schema::SchemaError;
 use std::fmt;
 
@@ -335,3 +334,130 @@ impl fmt::Display for HeaderFault {
 }
 
 impl std::error::Error for HeaderFault {}
+
+/// Why a link the server advertises (an icon's `src`, the server's `websiteUrl`) was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UriFault {
+    /// Not a URI by RFC 3986: no `scheme:` at the start, a character no URI may hold (a
+    /// space, anything outside ASCII, a brace, …), a malformed authority (an unclosed IPv6
+    /// literal, a port that is not digits), a bad percent-escape or a second `#`.
+    NotAUri,
+    /// A scheme the link may not have (`javascript`, `file`, …).
+    Scheme {
+        /// The scheme, as written.
+        scheme: String,
+    },
+    /// An `http:` or `https:` URL with no `//host`.
+    MissingHost,
+    /// A `data:` icon that is not base64-encoded image data
+    /// (`data:image/<subtype>[;parameters];base64,<base64>`).
+    DataSyntax,
+}
+
+impl fmt::Display for UriFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UriFault::NotAUri => f.write_str("not a URI"),
+            UriFault::Scheme { scheme } => write!(f, "scheme `{scheme}` is not accepted"),
+            UriFault::MissingHost => f.write_str("an http(s) URL needs a host (`https://host/…`)"),
+            UriFault::DataSyntax => f.write_str(
+                "a data: icon must be base64-encoded image data (`data:image/png;base64,…`)",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for UriFault {}
+
+/// Why a `_meta` key or an extension identifier breaks the MCP naming rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MetaKeyFault {
+    /// A prefix label is empty, does not start with a letter, does not end with a letter or a
+    /// digit, or has something other than letters, digits and hyphens inside.
+    Label {
+        /// The label at fault (empty for an empty label).
+        label: String,
+    },
+    /// The name does not start and end with an alphanumeric character, or has something other
+    /// than alphanumerics, `-`, `_` and `.` inside (a second `/` included).
+    Name {
+        /// The name at fault.
+        name: String,
+    },
+    /// The prefix's second label is `modelcontextprotocol` or `mcp`: reserved for MCP.
+    Reserved {
+        /// The prefix, without its slash.
+        prefix: String,
+    },
+    /// An extension identifier has no prefix; the schema makes one mandatory there.
+    MissingPrefix,
+}
+
+impl fmt::Display for MetaKeyFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MetaKeyFault::Label { label } => write!(
+                f,
+                "prefix label `{label}` must start with a letter, end with a letter or digit, \
+                 and hold only letters, digits and hyphens"
+            ),
+            MetaKeyFault::Name { name } => write!(
+                f,
+                "name `{name}` must start and end with a letter or digit and hold only \
+                 letters, digits, `-`, `_` and `.`"
+            ),
+            MetaKeyFault::Reserved { prefix } => write!(
+                f,
+                "prefix `{prefix}/` is reserved for MCP (its second label is \
+                 `modelcontextprotocol` or `mcp`)"
+            ),
+            MetaKeyFault::MissingPrefix => f.write_str(
+                "an extension identifier needs a prefix (`com.example/name`, reverse DNS)",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MetaKeyFault {}
+
+/// Why a template was refused at startup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TemplateError {
+    /// A `}` with no `{` before it, or a `{` never closed.
+    BareBrace {
+        /// Byte offset of the brace.
+        at: usize,
+    },
+    /// An expression other than `{var}` or `{+var}`: another operator, a list, a modifier.
+    UnsupportedExpression {
+        /// The expression, braces included.
+        expression: String,
+    },
+    /// Two expressions with no literal between them, which no uri can be split by.
+    AdjacentExpressions {
+        /// Byte offset of the second expression.
+        at: usize,
+    },
+}
+
+impl fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TemplateError::BareBrace { at } => write!(f, "bare brace at byte {at}"),
+            TemplateError::UnsupportedExpression { expression } => write!(
+                f,
+                "unsupported expression `{expression}` (only {{var}} and {{+var}} are supported)"
+            ),
+            TemplateError::AdjacentExpressions { at } => {
+                write!(
+                    f,
+                    "two expressions with no literal between them at byte {at}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for TemplateError {}

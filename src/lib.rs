@@ -44,7 +44,7 @@ mod error;
 mod extensions;
 pub mod handler;
 pub mod metrics;
-mod outcome;
+mod model;
 pub mod protocol;
 pub mod runtime;
 pub mod schema;
@@ -88,7 +88,7 @@ pub use dispatch::{
 pub use error::{ConfigError, ConfigItem, HeaderFault};
 pub use extensions::Extensions;
 pub use handler::{Args, Extension, Json};
-pub use outcome::{Outcome, RefusalReason, Refused};
+pub use protocol::outcome::{Outcome, RefusalReason, Refused};
 pub use schema::Arguments;
 pub use server::{Answer, Pending, Reply, Server, ServerConfig, Step, DEFAULT_PAGE_SIZE};
 

@@ -5,17 +5,20 @@
 //! values (bytes, JSON) to values. The transports in [`crate::transport`] feed frames in and
 //! write what comes out.
 
+pub mod codes;
 mod depth;
 mod envelope;
 mod error;
 pub(crate) mod jsonrpc;
+pub(crate) mod outcome;
 mod revision;
 
+pub use crate::model::{CacheScope, ServerInfo};
 pub use depth::{exceeds_depth, MAX_DEPTH};
-pub use envelope::{CacheHint, CacheScope, Cacheable, ServerInfo};
+pub use envelope::{CacheHint, Cacheable};
 pub(crate) use envelope::{CacheHints, Envelope};
 pub(crate) use error::bounded;
-pub use error::{codes, RpcError, MAX_ECHO_BYTES};
+pub use error::{RpcError, MAX_ECHO_BYTES};
 pub(crate) use jsonrpc::{
     decode, Incoming, Member, Meta, Params, Text, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION,
 };

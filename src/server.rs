@@ -27,7 +27,7 @@ use crate::connectome::observed::Collector;
 use crate::dispatch::{Carrier, Dispatch, ToolError, ToolOutput};
 use crate::error::{ConfigError, ConfigItem};
 use crate::extensions::Extensions;
-use crate::outcome::Outcome;
+use crate::protocol::outcome::Outcome;
 use crate::protocol::{
     decode, encode_error, CacheHints, Envelope, RequestId, RpcError, ServerInfo,
 };

@@ -17,59 +17,7 @@
 //! key. The reserved labels are compared ASCII case-insensitively (`io.MCP/` is refused as
 //! `io.mcp/` is): DNS names, which the prefix mirrors, do not tell case apart.
 
-use std::fmt;
-
-/// Why a `_meta` key or an extension identifier breaks the MCP naming rules.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum MetaKeyFault {
-    /// A prefix label is empty, does not start with a letter, does not end with a letter or a
-    /// digit, or has something other than letters, digits and hyphens inside.
-    Label {
-        /// The label at fault (empty for an empty label).
-        label: String,
-    },
-    /// The name does not start and end with an alphanumeric character, or has something other
-    /// than alphanumerics, `-`, `_` and `.` inside (a second `/` included).
-    Name {
-        /// The name at fault.
-        name: String,
-    },
-    /// The prefix's second label is `modelcontextprotocol` or `mcp`: reserved for MCP.
-    Reserved {
-        /// The prefix, without its slash.
-        prefix: String,
-    },
-    /// An extension identifier has no prefix; the schema makes one mandatory there.
-    MissingPrefix,
-}
-
-impl fmt::Display for MetaKeyFault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            MetaKeyFault::Label { label } => write!(
-                f,
-                "prefix label `{label}` must start with a letter, end with a letter or digit, \
-                 and hold only letters, digits and hyphens"
-            ),
-            MetaKeyFault::Name { name } => write!(
-                f,
-                "name `{name}` must start and end with a letter or digit and hold only \
-                 letters, digits, `-`, `_` and `.`"
-            ),
-            MetaKeyFault::Reserved { prefix } => write!(
-                f,
-                "prefix `{prefix}/` is reserved for MCP (its second label is \
-                 `modelcontextprotocol` or `mcp`)"
-            ),
-            MetaKeyFault::MissingPrefix => f.write_str(
-                "an extension identifier needs a prefix (`com.example/name`, reverse DNS)",
-            ),
-        }
-    }
-}
-
-impl std::error::Error for MetaKeyFault {}
+use crate::error::MetaKeyFault;
 
 /// A key that follows the naming rules, split into its parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,8 +1,7 @@
 //! Prompts, their arguments, and the one renderer that serves them.
 
-use super::Icon;
-use crate::content::Content;
 use crate::dispatch::CallContext;
+use crate::model::{Icon, RenderedPrompt};
 use crate::schema::Arguments;
 use crate::BoxFuture;
 use serde_json::{json, Map, Value};
@@ -145,95 +144,6 @@ impl PromptSpec {
             "required": required,
             "additionalProperties": false
         })
-    }
-}
-
-/// Who speaks a prompt message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    /// The user.
-    User,
-    /// The assistant.
-    Assistant,
-}
-
-impl Role {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-        }
-    }
-}
-
-/// One rendered message: a role and one content block of any kind (text, image, audio, an
-/// embedded resource, a resource link).
-///
-/// ```
-/// use beam_mcp::catalog::{PromptMessage, Role};
-/// use beam_mcp::content::Content;
-/// let messages = vec![
-///     PromptMessage::with_content(Role::User, Content::resource_text("file:///a.txt", "notes")),
-///     PromptMessage::new(Role::User, "Summarise the file above."),
-/// ];
-/// assert_eq!(messages[1].content().as_text(), Some("Summarise the file above."));
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PromptMessage {
-    pub(crate) role: Role,
-    pub(crate) content: Content,
-}
-
-impl PromptMessage {
-    /// A text message.
-    pub fn new(role: Role, text: impl Into<String>) -> Self {
-        PromptMessage::with_content(role, Content::text(text))
-    }
-
-    /// A message carrying any content block.
-    pub fn with_content(role: Role, content: Content) -> Self {
-        PromptMessage { role, content }
-    }
-
-    /// Who speaks it.
-    pub fn role(&self) -> Role {
-        self.role
-    }
-
-    /// Its content block.
-    pub fn content(&self) -> &Content {
-        &self.content
-    }
-}
-
-/// What the renderer returns.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct RenderedPrompt {
-    pub(crate) description: Option<String>,
-    pub(crate) messages: Vec<PromptMessage>,
-}
-
-impl RenderedPrompt {
-    /// A rendering with messages.
-    pub fn new(messages: Vec<PromptMessage>) -> Self {
-        RenderedPrompt {
-            description: None,
-            messages,
-        }
-    }
-    /// Sets the description.
-    #[must_use]
-    pub fn with_description(mut self, d: impl Into<String>) -> Self {
-        self.description = Some(d.into());
-        self
-    }
-    /// The description, if any.
-    pub fn description(&self) -> Option<&str> {
-        self.description.as_deref()
-    }
-    /// The messages, in order.
-    pub fn messages(&self) -> &[PromptMessage] {
-        &self.messages
     }
 }
 

@@ -1,7 +1,7 @@
 //! Resources, resource templates, and the one reader that serves both.
 
-use super::Icon;
 use crate::dispatch::CallContext;
+use crate::model::{Icon, ResourceContents};
 use crate::BoxFuture;
 use serde_json::{Map, Value};
 use std::fmt;
@@ -140,77 +140,6 @@ impl From<ResourceSpec> for ResourceEntry {
 impl From<ResourceTemplateSpec> for ResourceEntry {
     fn from(t: ResourceTemplateSpec) -> Self {
         ResourceEntry::Template(t)
-    }
-}
-
-/// What a read returns for one uri: text, or raw bytes (sent base64-encoded).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResourceContents {
-    pub(crate) uri: String,
-    pub(crate) mime_type: Option<String>,
-    pub(crate) body: ResourceBody,
-}
-
-/// The body of [`ResourceContents`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ResourceBody {
-    /// UTF-8 text.
-    Text(String),
-    /// Raw bytes; base64 on the wire.
-    Blob(Vec<u8>),
-}
-
-/// The wire form: `uri`, optional `mimeType`, then `text`, or `blob` in base64.
-impl serde::Serialize for ResourceContents {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap as _;
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("uri", &self.uri)?;
-        if let Some(t) = &self.mime_type {
-            m.serialize_entry("mimeType", t)?;
-        }
-        match &self.body {
-            ResourceBody::Text(t) => m.serialize_entry("text", t)?,
-            ResourceBody::Blob(b) => m.serialize_entry("blob", &crate::content::Base64(b))?,
-        }
-        m.end()
-    }
-}
-
-impl ResourceContents {
-    /// Text contents.
-    pub fn text(uri: impl Into<String>, text: impl Into<String>) -> Self {
-        ResourceContents {
-            uri: uri.into(),
-            mime_type: None,
-            body: ResourceBody::Text(text.into()),
-        }
-    }
-    /// Binary contents.
-    pub fn blob(uri: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
-        ResourceContents {
-            uri: uri.into(),
-            mime_type: None,
-            body: ResourceBody::Blob(bytes.into()),
-        }
-    }
-    /// Sets the MIME type.
-    #[must_use]
-    pub fn with_mime_type(mut self, m: impl Into<String>) -> Self {
-        self.mime_type = Some(m.into());
-        self
-    }
-    /// The uri.
-    pub fn uri(&self) -> &str {
-        &self.uri
-    }
-    /// The body.
-    pub fn body(&self) -> &ResourceBody {
-        &self.body
-    }
-    /// The MIME type, if any.
-    pub fn mime_type(&self) -> Option<&str> {
-        self.mime_type.as_deref()
     }
 }
 

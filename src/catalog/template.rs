@@ -1,6 +1,6 @@
 //! The RFC 6570 subset resource templates may use: `{var}` and `{+var}`, nothing more.
 
-use std::fmt;
+use crate::error::TemplateError;
 
 /// A compiled resource template.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,46 +18,6 @@ enum Part {
     /// `{+var}`: one or more characters, across segments.
     Reserved,
 }
-
-/// Why a template was refused at startup.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TemplateError {
-    /// A `}` with no `{` before it, or a `{` never closed.
-    BareBrace {
-        /// Byte offset of the brace.
-        at: usize,
-    },
-    /// An expression other than `{var}` or `{+var}`: another operator, a list, a modifier.
-    UnsupportedExpression {
-        /// The expression, braces included.
-        expression: String,
-    },
-    /// Two expressions with no literal between them, which no uri can be split by.
-    AdjacentExpressions {
-        /// Byte offset of the second expression.
-        at: usize,
-    },
-}
-
-impl fmt::Display for TemplateError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TemplateError::BareBrace { at } => write!(f, "bare brace at byte {at}"),
-            TemplateError::UnsupportedExpression { expression } => write!(
-                f,
-                "unsupported expression `{expression}` (only {{var}} and {{+var}} are supported)"
-            ),
-            TemplateError::AdjacentExpressions { at } => {
-                write!(
-                    f,
-                    "two expressions with no literal between them at byte {at}"
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for TemplateError {}
 
 fn is_varname(s: &str) -> bool {
     !s.is_empty()

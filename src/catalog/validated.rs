@@ -1,7 +1,7 @@
 //! The catalog as the server holds it: validated once at startup, sorted, schemas compiled,
 //! and every `tools/list` entry rendered in advance.
 
-use super::icon::{check_link, icons_value, ICON_SCHEMES};
+use super::icon::{check_link, ICON_SCHEMES};
 use super::meta::check_host_meta_key;
 use super::template::UriTemplate;
 use super::{
@@ -9,6 +9,9 @@ use super::{
     SharedReader, SharedRenderer, ToolSpec,
 };
 use crate::error::{ConfigError, ConfigItem, HeaderFault};
+use crate::model::listing::{
+    Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations,
+};
 use crate::schema::{JsonType, Schema};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -181,10 +184,9 @@ impl ValidatedCatalog {
                     check_presentation(&spec.icons, &spec.meta, || {
                         ConfigItem::Resource(spec.uri.clone())
                     })?;
-                    let advertised = resource_value(&spec);
                     res.push(ResourceEntryV {
+                        wire: wire(&resource_listing(&spec)),
                         spec,
-                        wire: wire(&advertised),
                     });
                 }
                 super::ResourceEntry::Template(spec) => {
@@ -202,12 +204,11 @@ impl ValidatedCatalog {
                     check_presentation(&spec.icons, &spec.meta, || {
                         ConfigItem::ResourceTemplate(spec.uri_template.clone())
                     })?;
-                    let advertised = template_value(&spec);
                     templates.push(TemplateEntry {
                         uri_template: spec.uri_template.as_str().into(),
+                        wire: wire(&template_listing(&spec)),
                         spec,
                         template,
-                        wire: wire(&advertised),
                     });
                 }
             }
@@ -242,7 +243,7 @@ impl ValidatedCatalog {
                     source,
                 }
             })?;
-            let advertised = prompt_value(&spec);
+            let wire = wire(&prompt_listing(&spec));
             prompt_entries.push(PromptEntry {
                 name: spec.name.as_str().into(),
                 arguments: spec
@@ -252,7 +253,7 @@ impl ValidatedCatalog {
                     .collect(),
                 spec,
                 schema,
-                wire: wire(&advertised),
+                wire,
             });
         }
         prompt_entries.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
@@ -333,19 +334,22 @@ fn tool_entry(spec: ToolSpec, header_faults: HeaderFaultPolicy) -> Result<ToolEn
             HeaderFaultPolicy::RefuseCalls => (Vec::new(), Some(fault)),
         },
     };
-    let advertised = tool_value(&spec, &schema, output.as_ref());
+    let entry = tool_listing(&spec, &schema, output.as_ref());
+    // Serialising borrowed strings and values cannot fail; the fallback only keeps this total.
+    let advertised = serde_json::to_value(&entry).unwrap_or(Value::Null);
+    let listed = wire(&entry);
     // 2025-11-25 admits only an object-rooted `outputSchema` (SEP-2106 lifted that at
     // 2026-07-28): there the tool is listed without one, and its result travels as content.
     let legacy_wire = output
         .as_ref()
         .filter(|o| !o.is_object_root())
-        .map(|_| wire(&tool_value(&spec, &schema, None)));
+        .map(|_| wire(&tool_listing(&spec, &schema, None)));
     Ok(ToolEntry {
         metric_keys: Arc::new(crate::metrics::ToolKeys::new(&spec.name)),
         spec,
         schema,
         output,
-        wire: wire(&advertised),
+        wire: listed,
         legacy_wire,
         advertised,
         header_fault: fault,
@@ -421,43 +425,27 @@ fn nested_header(v: &Value, pointer: &str, depth: usize) -> Option<String> {
     None
 }
 
-fn tool_value(spec: &ToolSpec, schema: &Schema, output: Option<&Schema>) -> Value {
-    let mut m = Map::new();
-    m.insert("name".into(), Value::String(spec.name.to_string()));
-    if let Some(t) = &spec.title {
-        m.insert("title".into(), Value::String(t.clone()));
-    }
-    m.insert(
-        "description".into(),
-        Value::String(spec.description.clone()),
-    );
-    m.insert("inputSchema".into(), schema.raw().clone());
-    if let Some(output) = output {
-        m.insert("outputSchema".into(), output.raw().clone());
-    }
-    let mut annotations = Map::new();
-    insert_opt(&mut annotations, "title", &spec.hints.title);
-    annotations.insert(
-        "readOnlyHint".into(),
-        Value::Bool(matches!(spec.mode, Mode::ReadOnly)),
-    );
-    for (key, hint) in [
-        ("destructiveHint", spec.hints.destructive),
-        ("idempotentHint", spec.hints.idempotent),
-        ("openWorldHint", spec.hints.open_world),
-    ] {
-        if let Some(hint) = hint {
-            annotations.insert(key.into(), Value::Bool(hint));
-        }
-    }
-    m.insert("annotations".into(), Value::Object(annotations));
-    insert_presentation(&mut m, &spec.icons, &spec.meta);
-    Value::Object(m)
-}
-
-fn insert_opt(m: &mut Map<String, Value>, key: &str, v: &Option<String>) {
-    if let Some(v) = v {
-        m.insert(key.into(), Value::String(v.clone()));
+/// The tool's `tools/list` entry.
+fn tool_listing<'a>(
+    spec: &'a ToolSpec,
+    schema: &'a Schema,
+    output: Option<&'a Schema>,
+) -> Tool<'a> {
+    Tool {
+        name: &spec.name,
+        title: spec.title.as_deref(),
+        description: &spec.description,
+        input_schema: schema.raw(),
+        output_schema: output.map(Schema::raw),
+        annotations: ToolAnnotations {
+            title: spec.hints.title.as_deref(),
+            read_only_hint: matches!(spec.mode, Mode::ReadOnly),
+            destructive_hint: spec.hints.destructive,
+            idempotent_hint: spec.hints.idempotent,
+            open_world_hint: spec.hints.open_world,
+        },
+        icons: &spec.icons,
+        meta: &spec.meta,
     }
 }
 
@@ -494,64 +482,51 @@ pub(crate) fn check_icons(
     Ok(())
 }
 
-/// `icons` and `_meta`, each only when it has something: the same at both revisions.
-fn insert_presentation(m: &mut Map<String, Value>, icons: &[Icon], meta: &Map<String, Value>) {
-    if !icons.is_empty() {
-        m.insert("icons".into(), icons_value(icons));
+fn resource_listing(spec: &ResourceSpec) -> Resource<'_> {
+    Resource {
+        uri: &spec.uri,
+        name: &spec.name,
+        title: spec.title.as_deref(),
+        description: spec.description.as_deref(),
+        mime_type: spec.mime_type.as_deref(),
+        icons: &spec.icons,
+        meta: &spec.meta,
     }
-    if !meta.is_empty() {
-        m.insert("_meta".into(), Value::Object(meta.clone()));
+}
+
+fn template_listing(spec: &ResourceTemplateSpec) -> ResourceTemplate<'_> {
+    ResourceTemplate {
+        uri_template: &spec.uri_template,
+        name: &spec.name,
+        title: spec.title.as_deref(),
+        description: spec.description.as_deref(),
+        mime_type: spec.mime_type.as_deref(),
+        icons: &spec.icons,
+        meta: &spec.meta,
     }
 }
 
-fn resource_value(spec: &ResourceSpec) -> Value {
-    let mut m = Map::new();
-    m.insert("uri".into(), Value::String(spec.uri.clone()));
-    m.insert("name".into(), Value::String(spec.name.clone()));
-    insert_opt(&mut m, "title", &spec.title);
-    insert_opt(&mut m, "description", &spec.description);
-    insert_opt(&mut m, "mimeType", &spec.mime_type);
-    insert_presentation(&mut m, &spec.icons, &spec.meta);
-    Value::Object(m)
-}
-
-fn template_value(spec: &ResourceTemplateSpec) -> Value {
-    let mut m = Map::new();
-    m.insert(
-        "uriTemplate".into(),
-        Value::String(spec.uri_template.clone()),
-    );
-    m.insert("name".into(), Value::String(spec.name.clone()));
-    insert_opt(&mut m, "title", &spec.title);
-    insert_opt(&mut m, "description", &spec.description);
-    insert_opt(&mut m, "mimeType", &spec.mime_type);
-    insert_presentation(&mut m, &spec.icons, &spec.meta);
-    Value::Object(m)
-}
-
-fn prompt_value(spec: &PromptSpec) -> Value {
-    let mut m = Map::new();
-    m.insert("name".into(), Value::String(spec.name.clone()));
-    insert_opt(&mut m, "title", &spec.title);
-    insert_opt(&mut m, "description", &spec.description);
-    let args: Vec<Value> = spec
-        .arguments
-        .iter()
-        .map(|a| {
-            let mut am = Map::new();
-            am.insert("name".into(), Value::String(a.name.clone()));
-            insert_opt(&mut am, "description", &a.description);
-            am.insert("required".into(), Value::Bool(a.required));
-            Value::Object(am)
-        })
-        .collect();
-    m.insert("arguments".into(), Value::Array(args));
-    insert_presentation(&mut m, &spec.icons, &spec.meta);
-    Value::Object(m)
+fn prompt_listing(spec: &PromptSpec) -> Prompt<'_> {
+    Prompt {
+        name: &spec.name,
+        title: spec.title.as_deref(),
+        description: spec.description.as_deref(),
+        arguments: spec
+            .arguments
+            .iter()
+            .map(|a| PromptArgument {
+                name: &a.name,
+                description: a.description.as_deref(),
+                required: a.required,
+            })
+            .collect(),
+        icons: &spec.icons,
+        meta: &spec.meta,
+    }
 }
 
 /// A value's wire bytes, encoded once at startup.
-fn wire(v: &Value) -> Box<RawValue> {
-    // Serialising a Value cannot fail; the fallback only keeps this total.
+fn wire<T: serde::Serialize>(v: &T) -> Box<RawValue> {
+    // Serialising borrowed strings and values cannot fail; the fallback only keeps this total.
     serde_json::value::to_raw_value(v).unwrap_or_else(|_| RawValue::NULL.to_owned())
 }

@@ -2,82 +2,10 @@
 
 use super::jsonrpc::RequestId;
 use super::revision::Revision;
-use crate::catalog::icon::icons_value;
-use crate::catalog::Icon;
-use serde_json::{json, Map, Value};
+use crate::model::result::{CacheMembers, ResultMeta};
+use crate::model::{CacheScope, ServerInfo};
+use serde::Serialize;
 use std::time::Duration;
-
-/// The server's identity, the schema's `Implementation`: `serverInfo` in the 2025-11-25
-/// `initialize` result, and `_meta["io.modelcontextprotocol/serverInfo"]` on every 2026-07-28
-/// result (whose schema, `ResultMetaObject`, makes it the same `Implementation`).
-///
-/// `initialize` and `server/discover` — where a client learns who it is talking to — carry
-/// every member set: `name` and `version` always, `title`, `description`, `websiteUrl` and
-/// `icons` when the host set them ([`crate::ServerConfig::server_title`] and its siblings).
-/// Every other 2026-07-28 result carries `name` and `version` only: the schema requires no
-/// more, the specification calls the field one for logging and debugging, and a tool call
-/// should not repeat the server's icons (data URIs, perhaps) on every answer.
-///
-/// Built by [`crate::Server::new`] and read through [`crate::Server::info`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ServerInfo {
-    /// The implementation name.
-    pub name: String,
-    /// The implementation version.
-    pub version: String,
-    /// A human-readable name, for display.
-    pub title: Option<String>,
-    /// What the server does, in a sentence or two.
-    pub description: Option<String>,
-    /// The server's website: an https or http URL.
-    pub website_url: Option<String>,
-    /// Icons a client may show for the server.
-    pub icons: Vec<Icon>,
-}
-
-impl ServerInfo {
-    /// The wire form: `name` and `version`, then each optional member only when set.
-    pub(crate) fn to_value(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("name".into(), Value::String(self.name.clone()));
-        m.insert("version".into(), Value::String(self.version.clone()));
-        for (key, v) in [
-            ("title", &self.title),
-            ("description", &self.description),
-            ("websiteUrl", &self.website_url),
-        ] {
-            if let Some(v) = v {
-                m.insert(key.into(), Value::String(v.clone()));
-            }
-        }
-        if !self.icons.is_empty() {
-            m.insert("icons".into(), icons_value(&self.icons));
-        }
-        Value::Object(m)
-    }
-}
-
-/// Who may cache a cacheable 2026-07-28 result (`cacheScope`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CacheScope {
-    /// Cacheable only within the same authorisation context (the default: this crate cannot
-    /// know whether a host's lists depend on who asks).
-    #[default]
-    Private,
-    /// Cacheable across authorisation contexts.
-    Public,
-}
-
-impl CacheScope {
-    /// The wire string.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            CacheScope::Private => "private",
-            CacheScope::Public => "public",
-        }
-    }
-}
 
 /// The cacheable 2026-07-28 results, each with one [`CacheHint`]
 /// (set by [`crate::ServerConfig::cache_hint`]).
@@ -166,6 +94,14 @@ impl CacheHint {
     pub(crate) fn ttl_ms(self) -> u64 {
         u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
     }
+
+    /// The members the hint adds to a result.
+    pub(crate) fn members(self) -> CacheMembers {
+        CacheMembers {
+            ttl_ms: self.ttl_ms(),
+            cache_scope: self.scope,
+        }
+    }
 }
 
 /// One [`CacheHint`] per [`Cacheable`] result.
@@ -189,28 +125,27 @@ pub(crate) struct Envelope {
     sealed_prefix: Vec<u8>,
     /// The same with the whole `serverInfo`, for `server/discover`.
     discover_prefix: Vec<u8>,
-    info: Value,
+    info: ServerInfo,
 }
 
 impl Envelope {
     pub(crate) fn new(info: &ServerInfo) -> Self {
-        let brief = json!({ "name": info.name, "version": info.version });
-        let info = info.to_value();
         Envelope {
-            sealed_prefix: sealed_prefix(&brief),
-            discover_prefix: sealed_prefix(&info),
-            info,
+            sealed_prefix: sealed_prefix(&info.brief()),
+            discover_prefix: sealed_prefix(info),
+            info: info.clone(),
         }
     }
 
-    pub(crate) fn server_info(&self) -> &Value {
+    /// The server's whole identity, as `initialize` carries it.
+    pub(crate) fn server_info(&self) -> &ServerInfo {
         &self.info
     }
 
     /// Encodes a success response. At 2026-07-28 the result gains `resultType` and the
     /// `_meta` identity (spliced in pre-encoded: this runs on every call); a legacy result is
     /// written as it is.
-    pub(crate) fn encode<T: serde::Serialize + ?Sized>(
+    pub(crate) fn encode<T: Serialize + ?Sized>(
         &self,
         id: &RequestId,
         revision: Revision,
@@ -221,46 +156,27 @@ impl Envelope {
     }
 
     /// Encodes a `server/discover` result: sealed for 2026-07-28 with the whole `serverInfo`.
-    pub(crate) fn encode_discover<T: serde::Serialize + ?Sized>(
+    pub(crate) fn encode_discover<T: Serialize + ?Sized>(
         &self,
         id: &RequestId,
         result: &T,
     ) -> Vec<u8> {
         encode_with(id, Some(&self.discover_prefix), result)
     }
-
-    /// [`Envelope::encode`] of a cacheable result: `ttlMs` and `cacheScope` at 2026-07-28.
-    pub(crate) fn encode_cacheable(
-        &self,
-        id: &RequestId,
-        revision: Revision,
-        mut result: Map<String, Value>,
-        hint: CacheHint,
-    ) -> Vec<u8> {
-        if revision.is_modern() {
-            result.insert("ttlMs".into(), Value::from(hint.ttl_ms()));
-            result.insert(
-                "cacheScope".into(),
-                Value::String(hint.scope().as_str().into()),
-            );
-        }
-        self.encode(id, revision, &result)
-    }
 }
 
 /// `"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo": info}`, the members
 /// a 2026-07-28 result opens with.
-fn sealed_prefix(info: &Value) -> Vec<u8> {
-    let meta = json!({ "io.modelcontextprotocol/serverInfo": info });
+fn sealed_prefix<I: Serialize>(info: &I) -> Vec<u8> {
     let mut prefix = b"\"resultType\":\"complete\",\"_meta\":".to_vec();
-    // Serialising a Value into a Vec cannot fail.
-    let _ = serde_json::to_writer(&mut prefix, &meta);
+    // Serialising plain strings into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut prefix, &ResultMeta { server_info: info });
     prefix
 }
 
 /// A success response for `id`: `result` as it is, or, given a sealing `prefix`, with the
 /// prefix's members spliced in first (pre-encoded: this runs on every call).
-fn encode_with<T: serde::Serialize + ?Sized>(
+fn encode_with<T: Serialize + ?Sized>(
     id: &RequestId,
     prefix: Option<&[u8]>,
     result: &T,

@@ -24,7 +24,7 @@
 //! [`NodeConfig::new`]) or to a private network; see docs/threat-model.md.
 
 use super::message::{unserved, ApplicationMsg, DispatchResult};
-use crate::outcome::RefusalReason;
+use crate::protocol::outcome::RefusalReason;
 use ractor::{ActorCell, ActorRef, MessagingErr};
 use ractor_cluster::{NetworkStream, NodeServer, NodeServerMessage};
 use serde_json::Value;

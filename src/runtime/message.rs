@@ -2,7 +2,7 @@
 
 use crate::content::Content;
 use crate::extensions::Extensions;
-use crate::outcome::{RefusalReason, Refused};
+use crate::protocol::outcome::{RefusalReason, Refused};
 use crate::protocol::RpcError;
 use crate::server::Reply;
 use ractor::RpcReplyPort;

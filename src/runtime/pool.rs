@@ -25,7 +25,7 @@
 
 use super::message::{answer, DispatchResult};
 use crate::metrics::{self, PoolEvent};
-use crate::outcome::RefusalReason;
+use crate::protocol::outcome::RefusalReason;
 use crate::server::{refusal, HostOutcome, Pending, Reply};
 use crate::transport::RunPending;
 use crate::BoxFuture;

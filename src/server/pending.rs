@@ -3,13 +3,14 @@
 use super::route::{not_found, refused_tool_arguments};
 use super::{Inner, Reply};
 use crate::catalog::{Completer, CompletionRequest, PromptRenderer, ResourceReader};
-use crate::content::Content;
 use crate::dispatch::{CallContext, Carrier, ToolCall, ToolError, ToolOutput};
 use crate::metrics;
-use crate::outcome::{Outcome, RefusalReason};
+use crate::model::result::{CallToolResult, CompleteResult, ReadResourceResult};
+use crate::model::Content;
+use crate::protocol::outcome::{Outcome, RefusalReason};
 use crate::protocol::{Cacheable, RequestId, Revision, RpcError};
 use crate::schema::{Arguments, Budget, Schema};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::fmt;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -177,12 +178,12 @@ impl Pending {
                 let host = HostOutcome::of(&got);
                 let reply = match got {
                     Ok(Ok(contents)) => {
-                        // Serialising plain strings cannot fail; the fallback keeps this total.
-                        let list = serde_json::to_value(&contents).unwrap_or(Value::Null);
-                        let mut r = Map::new();
-                        r.insert("contents".into(), list);
                         let hint = inner.cache_hints.get(Cacheable::Resources);
-                        Reply::result(inner.envelope.encode_cacheable(&id, revision, r, hint))
+                        let result = ReadResourceResult {
+                            contents: &contents,
+                            cache: revision.is_modern().then(|| hint.members()),
+                        };
+                        Reply::result(inner.envelope.encode(&id, revision, &result))
                     }
                     Ok(Err(e)) => {
                         Reply::error(Some(&id), not_found(revision, &uri, Some(e.reason())))
@@ -203,20 +204,9 @@ impl Pending {
                 let got = guarded(|| renderer.render(&name, arguments, &context)).await;
                 let host = HostOutcome::of(&got);
                 let reply = match got {
+                    // A rendering is its own `GetPromptResult`.
                     Ok(Ok(rendered)) => {
-                        let messages = rendered
-                            .messages
-                            .iter()
-                            .map(|m| MessageBody {
-                                role: m.role.as_str(),
-                                content: &m.content,
-                            })
-                            .collect();
-                        let body = PromptBody {
-                            description: rendered.description.as_deref(),
-                            messages,
-                        };
-                        Reply::result(inner.envelope.encode(&id, revision, &body))
+                        Reply::result(inner.envelope.encode(&id, revision, &rendered))
                     }
                     Ok(Err(e)) => Reply::error(
                         Some(&id),
@@ -239,7 +229,7 @@ impl Pending {
                 let host = HostOutcome::of(&got);
                 let reply = match got {
                     Ok(Ok(completion)) => {
-                        let body = CompleteBody {
+                        let body = CompleteResult {
                             completion: completion.bounded(),
                         };
                         Reply::result(inner.envelope.encode(&id, revision, &body))
@@ -370,26 +360,6 @@ fn checked(
     }
 }
 
-/// A `GetPromptResult`'s own members, serialised straight to the wire.
-#[derive(serde::Serialize)]
-struct PromptBody<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<&'a str>,
-    messages: Vec<MessageBody<'a>>,
-}
-
-#[derive(serde::Serialize)]
-struct MessageBody<'a> {
-    role: &'static str,
-    content: &'a Content,
-}
-
-/// A `CompleteResult`'s own members.
-#[derive(serde::Serialize)]
-struct CompleteBody {
-    completion: crate::catalog::Completion,
-}
-
 /// What the client is told when a tool's result breaks its own declared contract; the detail
 /// goes to the log only, and nothing of the value is sent.
 const NONCONFORMING: &str = "the tool's result did not conform to its output schema";
@@ -441,16 +411,6 @@ pub(crate) fn refusal(id: &RequestId, reason: RefusalReason) -> Reply {
     Reply::error(Some(id), RpcError::unserved(reason))
 }
 
-/// A `CallToolResult`'s own members, serialised straight to the wire.
-#[derive(serde::Serialize)]
-struct ToolResult<'a> {
-    content: &'a [Content],
-    #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
-    structured: Option<&'a Value>,
-    #[serde(rename = "isError", skip_serializing_if = "std::ops::Not::not")]
-    is_error: bool,
-}
-
 fn encode_tool_result(
     inner: &Inner,
     id: &RequestId,
@@ -462,11 +422,11 @@ fn encode_tool_result(
             inner.envelope.encode(
                 id,
                 revision,
-                &ToolResult {
+                &CallToolResult {
                     content: &out.content,
                     // 2025-11-25 carries only an object here; any other value reaches its
                     // clients through the content blocks (`Json<U>` writes one).
-                    structured: out
+                    structured_content: out
                         .structured
                         .as_ref()
                         .filter(|v| revision.is_modern() || v.is_object()),
@@ -479,9 +439,9 @@ fn encode_tool_result(
             inner.envelope.encode(
                 id,
                 revision,
-                &ToolResult {
+                &CallToolResult {
                     content: &[Content::text(e.message())],
-                    structured: None,
+                    structured_content: None,
                     is_error: true,
                 },
             ),

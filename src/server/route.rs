@@ -7,11 +7,15 @@ use crate::catalog::validated::{PromptEntry, ResourceEntryV, TemplateEntry, Tool
 use crate::dispatch::{CallContext, Carrier, ToolCall};
 use crate::extensions::Extensions;
 use crate::metrics;
-use crate::outcome::{Kind, Outcome};
+use crate::model::result::{
+    CallToolResult, DiscoverResult, EmptyResult, InitializeResult, ListCapability, ListResult,
+    NoSettings, Page, ResourcesCapability, ServerCapabilities,
+};
+use crate::model::Content;
+use crate::protocol::outcome::{Kind, Outcome};
 use crate::protocol::{
-    codes, encode_result, CacheHint, Cacheable, Incoming, Member, Meta, Params, RequestId,
-    Revision, RpcError, Text, META_CLIENT_CAPABILITIES as CLIENT_CAPABILITIES,
-    META_PROTOCOL_VERSION as PROTOCOL_VERSION,
+    codes, Cacheable, Incoming, Member, Meta, Params, RequestId, Revision, RpcError, Text,
+    META_CLIENT_CAPABILITIES as CLIENT_CAPABILITIES, META_PROTOCOL_VERSION as PROTOCOL_VERSION,
 };
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
@@ -87,7 +91,9 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: E
             if let Err(e) = check_initialize(m.params.as_ref()) {
                 return fail(e);
             }
-            return ok_bare(&id, initialize(inner));
+            let result = initialize(inner);
+            let bytes = inner.envelope.encode(&id, Revision::V2025_11_25, &result);
+            return Step::Reply(Reply::result(bytes));
         }
         _ => {}
     }
@@ -107,9 +113,8 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: E
     let params = m.params.unwrap_or_default();
     let cat = &inner.catalog;
     match (&*m.method, revision) {
-        ("ping", Revision::V2025_11_25) => ok(inner, &id, revision, Map::new()),
-        ("shutdown", _) => Step::Close(Some(reply_ok(inner, &id, revision, Map::new()))),
-        ("exit", _) => Step::Close(Some(reply_ok(inner, &id, revision, Map::new()))),
+        ("ping", Revision::V2025_11_25) => Step::Reply(empty(inner, &id, revision)),
+        ("shutdown" | "exit", _) => Step::Close(Some(empty(inner, &id, revision))),
         ("tools/list", _) if !cat.tools.is_empty() => list(
             inner,
             &id,
@@ -258,25 +263,9 @@ fn missing_field(field: &'static str, problem: &'static str) -> RpcError {
     )
 }
 
-fn reply_value(id: &RequestId, result: Value) -> Step {
-    Step::Reply(Reply::result(encode_result(id, &result)))
-}
-
-pub(super) fn reply_ok(
-    inner: &Inner,
-    id: &RequestId,
-    revision: Revision,
-    r: Map<String, Value>,
-) -> Reply {
-    Reply::result(inner.envelope.encode(id, revision, &r))
-}
-
-fn ok(inner: &Inner, id: &RequestId, revision: Revision, r: Map<String, Value>) -> Step {
-    Step::Reply(reply_ok(inner, id, revision, r))
-}
-
-fn ok_bare(id: &RequestId, r: Map<String, Value>) -> Step {
-    reply_value(id, Value::Object(r))
+/// The empty result of `ping`, `shutdown` and `exit`.
+fn empty(inner: &Inner, id: &RequestId, revision: Revision) -> Reply {
+    Reply::result(inner.envelope.encode(id, revision, &EmptyResult {}))
 }
 
 /// A paginated, cacheable list result: the page after the cursor's key, its entries copied
@@ -314,26 +303,28 @@ fn list<T: Listed>(
         ListKind::Resources | ListKind::ResourceTemplates => Cacheable::Resources,
         ListKind::Prompts => Cacheable::Prompts,
     });
-    let body = ListBody {
-        field: T::FIELD,
-        items: items[range].iter().map(|i| i.wire(revision)).collect(),
-        next: next.map(|last| inner.cursors.encode(kind, last)),
-        cache: revision.is_modern().then_some(cache),
+    let entries = items[range].iter().map(|i| i.wire(revision)).collect();
+    let body = ListResult {
+        page: T::page(entries),
+        next_cursor: next.map(|last| inner.cursors.encode(kind, last)),
+        cache: revision.is_modern().then(|| cache.members()),
     };
     Step::Reply(Reply::result(inner.envelope.encode(id, revision, &body)))
 }
 
 /// An entry of a paginated list: its sort key and its pre-encoded wire form.
 trait Listed {
-    /// The result member the list travels in.
-    const FIELD: &'static str;
+    /// The page of a list of these, under the member its method names.
+    fn page(entries: Vec<&RawValue>) -> Page<'_>;
     fn key(&self) -> &str;
     /// The entry as `revision` lists it.
     fn wire(&self, revision: Revision) -> &RawValue;
 }
 
 impl Listed for ToolEntry {
-    const FIELD: &'static str = "tools";
+    fn page(entries: Vec<&RawValue>) -> Page<'_> {
+        Page::Tools(entries)
+    }
     fn key(&self) -> &str {
         self.spec.name()
     }
@@ -346,7 +337,9 @@ impl Listed for ToolEntry {
 }
 
 impl Listed for ResourceEntryV {
-    const FIELD: &'static str = "resources";
+    fn page(entries: Vec<&RawValue>) -> Page<'_> {
+        Page::Resources(entries)
+    }
     fn key(&self) -> &str {
         self.spec.uri()
     }
@@ -356,7 +349,9 @@ impl Listed for ResourceEntryV {
 }
 
 impl Listed for TemplateEntry {
-    const FIELD: &'static str = "resourceTemplates";
+    fn page(entries: Vec<&RawValue>) -> Page<'_> {
+        Page::ResourceTemplates(entries)
+    }
     fn key(&self) -> &str {
         self.spec.uri_template()
     }
@@ -366,7 +361,9 @@ impl Listed for TemplateEntry {
 }
 
 impl Listed for PromptEntry {
-    const FIELD: &'static str = "prompts";
+    fn page(entries: Vec<&RawValue>) -> Page<'_> {
+        Page::Prompts(entries)
+    }
     fn key(&self) -> &str {
         self.spec.name()
     }
@@ -375,90 +372,44 @@ impl Listed for PromptEntry {
     }
 }
 
-/// A list result, its entries copied from their pre-encoded bytes.
-struct ListBody<'a> {
-    field: &'static str,
-    items: Vec<&'a RawValue>,
-    next: Option<String>,
-    cache: Option<CacheHint>,
-}
-
-impl serde::Serialize for ListBody<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap as _;
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry(self.field, &self.items)?;
-        if let Some(next) = &self.next {
-            m.serialize_entry("nextCursor", next)?;
-        }
-        if let Some(hint) = self.cache {
-            m.serialize_entry("ttlMs", &hint.ttl_ms())?;
-            m.serialize_entry("cacheScope", hint.scope().as_str())?;
-        }
-        m.end()
-    }
-}
-
 /// The server's capabilities at `revision`: `extensions` only at 2026-07-28, whose schema
 /// alone defines it.
-pub(crate) fn capabilities(inner: &Inner, revision: Revision) -> Value {
-    let mut caps = Map::new();
-    if !inner.catalog.tools.is_empty() {
-        caps.insert("tools".into(), json!({ "listChanged": false }));
+fn capabilities(inner: &Inner, revision: Revision) -> ServerCapabilities<'_> {
+    let lists = ListCapability {
+        list_changed: false,
+    };
+    let cat = &inner.catalog;
+    ServerCapabilities {
+        tools: (!cat.tools.is_empty()).then_some(lists),
+        resources: has_resources(inner).then_some(ResourcesCapability {
+            list_changed: false,
+            subscribe: false,
+        }),
+        prompts: (!cat.prompts.is_empty()).then_some(ListCapability {
+            list_changed: false,
+        }),
+        completions: cat.completer.is_some().then_some(NoSettings {}),
+        extensions: (revision.is_modern() && !inner.extensions.is_empty())
+            .then_some(&inner.extensions),
     }
-    if has_resources(inner) {
-        caps.insert(
-            "resources".into(),
-            json!({ "listChanged": false, "subscribe": false }),
-        );
-    }
-    if !inner.catalog.prompts.is_empty() {
-        caps.insert("prompts".into(), json!({ "listChanged": false }));
-    }
-    if inner.catalog.completer.is_some() {
-        caps.insert("completions".into(), json!({}));
-    }
-    if revision.is_modern() && !inner.extensions.is_empty() {
-        caps.insert("extensions".into(), Value::Object(inner.extensions.clone()));
-    }
-    Value::Object(caps)
 }
 
-fn discover(inner: &Inner, era: Era) -> Map<String, Value> {
-    let versions: Vec<&str> = era.served.iter().map(|r| r.as_str()).collect();
-    let mut r = Map::new();
-    r.insert("supportedVersions".into(), json!(versions));
-    r.insert(
-        "capabilities".into(),
-        capabilities(inner, Revision::V2026_07_28),
-    );
-    if let Some(i) = &inner.instructions {
-        r.insert("instructions".into(), Value::String(i.clone()));
+fn discover(inner: &Inner, era: Era) -> DiscoverResult<'_> {
+    DiscoverResult {
+        supported_versions: era.served.iter().map(|r| r.as_str()).collect(),
+        capabilities: capabilities(inner, Revision::V2026_07_28),
+        instructions: inner.instructions.as_deref(),
+        cache: inner.cache_hints.get(Cacheable::Discover).members(),
     }
-    let hint = inner.cache_hints.get(Cacheable::Discover);
-    r.insert("ttlMs".into(), Value::from(hint.ttl_ms()));
-    r.insert(
-        "cacheScope".into(),
-        Value::String(hint.scope().as_str().into()),
-    );
-    r
 }
 
-fn initialize(inner: &Inner) -> Map<String, Value> {
-    let mut r = Map::new();
-    r.insert(
-        "protocolVersion".into(),
-        Value::String(Revision::V2025_11_25.as_str().into()),
-    );
-    r.insert(
-        "capabilities".into(),
-        capabilities(inner, Revision::V2025_11_25),
-    );
-    r.insert("serverInfo".into(), inner.envelope.server_info().clone());
-    if let Some(i) = &inner.instructions {
-        r.insert("instructions".into(), Value::String(i.clone()));
+fn initialize(inner: &Inner) -> InitializeResult<'_> {
+    InitializeResult {
+        protocol_version: Revision::V2025_11_25.as_str(),
+        capabilities: capabilities(inner, Revision::V2025_11_25),
+        server_info: inner.envelope.server_info(),
+        instructions: inner.instructions.as_deref(),
     }
-    r
 }
 
 /// A 2025-11-25 `initialize` held to its schema (`InitializeRequest`): `params` present, with
@@ -574,14 +525,12 @@ fn refused_arguments(v: &crate::schema::Violation, key: &str, owner: &str) -> Rp
     RpcError::invalid_params("Invalid arguments", data).of_kind(Kind::InvalidArguments)
 }
 
-/// A 2025-11-25 `CallToolResult` for arguments that fail the tool's schema: `isError`, and
-/// text naming the failing path (the same facts the 2026-07-28 refusal carries as data).
-fn invalid_input(tool: &str, v: &crate::schema::Violation) -> Map<String, Value> {
-    let text = crate::protocol::bounded(&format!("Invalid arguments for tool {tool}: {v}"));
-    let mut r = Map::new();
-    r.insert("content".into(), json!([{ "type": "text", "text": text }]));
-    r.insert("isError".into(), Value::Bool(true));
-    r
+/// The one text block of a 2025-11-25 `CallToolResult` for arguments that fail the tool's
+/// schema, naming the failing path (the same facts the 2026-07-28 refusal carries as data).
+fn invalid_input(tool: &str, v: &crate::schema::Violation) -> [Content; 1] {
+    [Content::text(crate::protocol::bounded(&format!(
+        "Invalid arguments for tool {tool}: {v}"
+    )))]
 }
 
 fn tools_call(inner: &Arc<Inner>, id: RequestId, context: CallContext, params: Params<'_>) -> Step {
@@ -673,8 +622,15 @@ pub(super) fn refused_tool_arguments(
     v: &crate::schema::Violation,
 ) -> Reply {
     if !revision.is_modern() && carrier != Carrier::Host {
-        let r = invalid_input(&tool.spec.name, v);
-        return Reply::new(inner.envelope.encode(id, revision, &r), Outcome::ToolError);
+        let result = CallToolResult {
+            content: &invalid_input(&tool.spec.name, v),
+            structured_content: None,
+            is_error: true,
+        };
+        return Reply::new(
+            inner.envelope.encode(id, revision, &result),
+            Outcome::ToolError,
+        );
     }
     Reply::error(Some(id), refused_arguments(v, "tool", &tool.spec.name))
 }

@@ -17,7 +17,7 @@
 
 use crate::dispatch::Carrier;
 use crate::extensions::Extensions;
-use crate::outcome::RefusalReason;
+use crate::protocol::outcome::RefusalReason;
 use crate::protocol::{codes, RpcError};
 use crate::server::{Reply, Server, Step};
 use crate::transport::{Direct, Done, RunPending};

@@ -15,7 +15,7 @@
 
 use super::{unserved, ApplicationMsg, DispatchError, DispatchResult, ToolReply};
 use crate::extensions::Extensions;
-use crate::outcome::{Kind, RefusalReason};
+use crate::protocol::outcome::{Kind, RefusalReason};
 use crate::protocol::RpcError;
 use ractor::concurrency::oneshot;
 use ractor::message::{BoxedDowncastErr, SerializedMessage};
@@ -216,7 +216,7 @@ pub(crate) fn forward_bytes<T: Send + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::Kind;
+    use crate::protocol::outcome::Kind;
 
     #[test]
     fn every_kind_round_trips_by_wire_name() {

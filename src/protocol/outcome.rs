@@ -1,7 +1,7 @@
 //! What a reply answers, typed: decided by the core where it builds the reply, and read by the
 //! transports, the runtime and host dispatch, which never look at the encoded text.
 
-use crate::protocol::codes;
+use super::codes;
 use std::fmt;
 
 /// What a [`crate::Reply`] answers.
