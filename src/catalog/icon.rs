@@ -122,20 +122,4 @@ mod tests {
             })
         );
     }
-
-    #[test]
-    fn only_set_members_are_sent() {
-        assert_eq!(
-            Icon::new("https://e.com/a.png").to_value(),
-            serde_json::json!({"src": "https://e.com/a.png"})
-        );
-        assert_eq!(
-            Icon::new("https://e.com/a.png")
-                .with_sizes(Vec::<String>::new())
-                .with_theme(IconTheme::Dark)
-                .with_mime_type("image/png")
-                .to_value(),
-            serde_json::json!({"src": "https://e.com/a.png", "theme": "dark", "mimeType": "image/png"})
-        );
-    }
 }

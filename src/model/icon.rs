@@ -112,3 +112,26 @@ impl Icon {
         self.theme
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_set_members_are_sent() {
+        assert_eq!(
+            serde_json::to_value(Icon::new("https://e.com/a.png")).unwrap(),
+            serde_json::json!({"src": "https://e.com/a.png"})
+        );
+        assert_eq!(
+            serde_json::to_value(
+                Icon::new("https://e.com/a.png")
+                    .with_sizes(Vec::<String>::new())
+                    .with_theme(IconTheme::Dark)
+                    .with_mime_type("image/png")
+            )
+            .unwrap(),
+            serde_json::json!({"src": "https://e.com/a.png", "theme": "dark", "mimeType": "image/png"})
+        );
+    }
+}
