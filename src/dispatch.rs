@@ -4,11 +4,13 @@ use crate::content::Content;
 use crate::extensions::Extensions;
 use crate::protocol::Revision;
 use crate::schema::Arguments;
-use crate::BoxFuture;
 use serde_json::Value;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
+
+/// A boxed, sendable future: what the host callbacks return.
+pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'static>>;
 
 /// One validated tool call, as the host receives it.
 ///

@@ -10,7 +10,7 @@ use std::sync::Arc;
 ///
 /// The HTTP transport's asynchronous authorize hook returns one (see
 /// `HttpService::authorize_async`), a stdio connection carries one for all its requests, a host
-/// dispatch may carry one; it reaches the tool as [`crate::CallContext::extensions`], and the
+/// dispatch may carry one; it reaches the tool as `CallContext::extensions`, and the
 /// resource reader, the prompt renderer and the completer through their context.
 ///
 /// Cheap to clone: the values are shared, not copied (a connection's context is handed to each

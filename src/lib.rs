@@ -83,7 +83,7 @@ pub use catalog::validated::HeaderFaultPolicy;
 pub use catalog::{Catalog, ToolSpec};
 pub use content::Content;
 pub use dispatch::{
-    CallContext, Carrier, Dispatch, ToolCall, ToolError, ToolOutput, DISPATCH_TARGET,
+    BoxFuture, CallContext, Carrier, Dispatch, ToolCall, ToolError, ToolOutput, DISPATCH_TARGET,
 };
 pub use error::{ConfigError, ConfigItem, HeaderFault};
 pub use extensions::Extensions;
@@ -91,9 +91,6 @@ pub use handler::{Args, Extension, Json};
 pub use protocol::outcome::{Outcome, RefusalReason, Refused};
 pub use schema::Arguments;
 pub use server::{Answer, Pending, Reply, Server, ServerConfig, Step, DEFAULT_PAGE_SIZE};
-
-/// A boxed, sendable future: what the host callbacks return.
-pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'static>>;
 
 /// The README's Rust examples, compiled as doctests so they cannot drift from the API.
 #[cfg(doctest)]

@@ -7,16 +7,25 @@
 
 mod complete;
 mod config;
+mod inner;
 mod pending;
+mod refusals;
+mod reply;
 mod route;
+mod step;
 
 pub use config::{ServerConfig, DEFAULT_PAGE_SIZE};
 #[cfg_attr(not(feature = "http"), allow(unused_imports))]
 pub(crate) use pending::guarded;
+pub(crate) use pending::HostOutcome;
 pub use pending::Pending;
-pub(crate) use pending::{refusal, HostOutcome};
+pub(crate) use refusals::refusal;
+pub use reply::Reply;
 #[cfg_attr(not(feature = "http"), allow(unused_imports))]
 pub(crate) use route::{Era, MODERN_ONLY};
+pub use step::{Answer, Step};
+
+use inner::Inner;
 
 use crate::catalog::cursor::CursorCodec;
 use crate::catalog::icon::{check_link, WEBSITE_SCHEMES};
@@ -24,13 +33,10 @@ use crate::catalog::meta::check_extension_id;
 use crate::catalog::validated::ValidatedCatalog;
 #[cfg(feature = "connectome")]
 use crate::connectome::observed::Collector;
-use crate::dispatch::{Carrier, Dispatch, ToolError, ToolOutput};
+use crate::dispatch::Carrier;
 use crate::error::{ConfigError, ConfigItem};
 use crate::extensions::Extensions;
-use crate::protocol::outcome::Outcome;
-use crate::protocol::{
-    decode, encode_error, CacheHints, Envelope, RequestId, RpcError, ServerInfo,
-};
+use crate::protocol::{decode, Envelope, RequestId, RpcError, ServerInfo};
 use serde_json::{Map, Value};
 use std::fmt;
 use std::sync::Arc;
@@ -41,119 +47,12 @@ pub struct Server {
     inner: Arc<Inner>,
 }
 
-pub(crate) struct Inner {
-    pub(crate) catalog: ValidatedCatalog,
-    pub(crate) dispatch: Option<Arc<dyn Dispatch>>,
-    pub(crate) info: ServerInfo,
-    pub(crate) envelope: Envelope,
-    pub(crate) instructions: Option<String>,
-    /// The MCP extensions declared, by identifier: `capabilities.extensions` at 2026-07-28.
-    pub(crate) extensions: Map<String, Value>,
-    pub(crate) cache_hints: CacheHints,
-    pub(crate) page_size: usize,
-    /// Steps one request's general-schema validation may take.
-    pub(crate) validation_budget: u64,
-    pub(crate) cursors: CursorCodec,
-    #[cfg(feature = "connectome")]
-    pub(crate) collector: Option<Collector>,
-}
-
 impl fmt::Debug for Server {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Server")
             .field("info", &self.inner.info)
             .field("catalog", &self.inner.catalog)
             .finish_non_exhaustive()
-    }
-}
-
-/// What the core asks a transport to do with one frame.
-#[derive(Debug)]
-#[must_use]
-pub enum Step {
-    /// Write this reply.
-    Reply(Reply),
-    /// Write nothing: the frame was a notification.
-    Silent,
-    /// Run this host work, then write the reply it yields.
-    Pending(Pending),
-    /// Write the reply, if any, then end the connection once the work in flight is answered
-    /// (`shutdown`, `exit`).
-    Close(Option<Reply>),
-}
-
-/// One response, encoded and ready for the wire, with its typed [`Outcome`]: what a transport
-/// needs to pick a status, and what the runtime hands a host, neither read back from the bytes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Reply {
-    bytes: Vec<u8>,
-    outcome: Outcome,
-    /// The error the bytes encode, when the reply is a refusal (host dispatch reads it).
-    error: Option<Box<RpcError>>,
-    /// A host [`Carrier::Host`] tool call's answer as the tool gave it (host dispatch reads it).
-    tool: Option<Box<Result<ToolOutput, ToolError>>>,
-}
-
-impl Reply {
-    /// A reply whose bytes say `outcome` (a result or a tool error: refusals are
-    /// [`Reply::error`]).
-    pub(crate) fn new(bytes: Vec<u8>, outcome: Outcome) -> Self {
-        Reply {
-            bytes,
-            outcome,
-            error: None,
-            tool: None,
-        }
-    }
-
-    /// A result.
-    pub(crate) fn result(bytes: Vec<u8>) -> Self {
-        Reply::new(bytes, Outcome::Result)
-    }
-
-    pub(crate) fn error(id: Option<&RequestId>, error: RpcError) -> Self {
-        Reply {
-            bytes: encode_error(id, &error),
-            outcome: Outcome::Refused(error.refused()),
-            error: Some(Box::new(error)),
-            tool: None,
-        }
-    }
-
-    /// The same reply, carrying the tool's answer for a host dispatch.
-    pub(crate) fn with_tool(mut self, answer: Result<ToolOutput, ToolError>) -> Self {
-        self.tool = Some(Box::new(answer));
-        self
-    }
-
-    /// The refusal's error object, when the reply is one (taken: the bytes stay).
-    pub(crate) fn take_error(&mut self) -> Option<RpcError> {
-        self.error.take().map(|b| *b)
-    }
-
-    /// The tool's answer, when the reply answers a host dispatch's tool call.
-    pub(crate) fn take_tool(&mut self) -> Option<Result<ToolOutput, ToolError>> {
-        self.tool.take().map(|b| *b)
-    }
-
-    /// The encoded JSON-RPC response (one line, no trailing newline).
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-
-    /// The bytes, owned.
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.bytes
-    }
-
-    /// What the reply answers: a result, a tool error, or a refusal with its kind and code.
-    pub fn outcome(&self) -> Outcome {
-        self.outcome
-    }
-
-    /// The JSON-RPC error code, when the reply is an error.
-    pub fn error_code(&self) -> Option<i64> {
-        self.outcome.error_code()
     }
 }
 
@@ -393,16 +292,4 @@ impl Server {
     pub fn advertised_tool(&self, name: &str) -> Option<&Value> {
         self.inner.catalog.tool(name).map(|t| &t.advertised)
     }
-}
-
-/// What [`Server::answer`] asks the caller to write: a [`Step`] with its host work done.
-#[derive(Debug)]
-#[must_use]
-pub enum Answer {
-    /// Write this reply.
-    Reply(Reply),
-    /// Write nothing.
-    Silent,
-    /// Write the reply, if any, then end the connection.
-    Close(Option<Reply>),
 }

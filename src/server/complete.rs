@@ -7,8 +7,10 @@
 //! prompt does not declare, or a variable the template does not name; a `context.arguments`
 //! that is not an object of strings. The completer then sees the catalog's own names only.
 
+use super::inner::Inner;
 use super::pending::{Pending, Work};
-use super::{Inner, Reply, Step};
+use super::reply::Reply;
+use super::step::Step;
 use crate::catalog::{CompletionRef, CompletionRequest};
 use crate::dispatch::CallContext;
 use crate::protocol::{RequestId, RpcError};

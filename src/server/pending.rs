@@ -1,7 +1,8 @@
 //! Host work the core hands back to a transport: a tool call, a read, a rendering.
 
-use super::route::{not_found, refused_tool_arguments};
-use super::{Inner, Reply};
+use super::inner::Inner;
+use super::refusals::{not_found, refusal, refused_tool_arguments};
+use super::reply::Reply;
 use crate::catalog::{Completer, CompletionRequest, PromptRenderer, ResourceReader};
 use crate::dispatch::{CallContext, Carrier, ToolCall, ToolError, ToolOutput};
 use crate::metrics;
@@ -404,11 +405,6 @@ impl HostOutcome {
             Err(()) => HostOutcome::Panicked,
         }
     }
-}
-
-/// The -32603 reply for request `id` whose host work could not be run (`reason` as data).
-pub(crate) fn refusal(id: &RequestId, reason: RefusalReason) -> Reply {
-    Reply::error(Some(id), RpcError::unserved(reason))
 }
 
 fn encode_tool_result(

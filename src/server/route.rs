@@ -1,18 +1,20 @@
 //! The method table: which revision serves a request, and what each method answers.
 
+use super::inner::Inner;
 use super::pending::{Pending, Work};
-use super::{Inner, Reply, Step};
+use super::refusals::{not_found, refused_arguments, refused_tool_arguments};
+use super::reply::Reply;
+use super::step::Step;
 use crate::catalog::cursor::{page, ListKind};
 use crate::catalog::validated::{PromptEntry, ResourceEntryV, TemplateEntry, ToolEntry};
 use crate::dispatch::{CallContext, Carrier, ToolCall};
 use crate::extensions::Extensions;
 use crate::metrics;
 use crate::model::result::{
-    CallToolResult, DiscoverResult, EmptyResult, InitializeResult, ListCapability, ListResult,
-    NoSettings, Page, ResourcesCapability, ServerCapabilities,
+    DiscoverResult, EmptyResult, InitializeResult, ListCapability, ListResult, NoSettings, Page,
+    ResourcesCapability, ServerCapabilities,
 };
-use crate::model::Content;
-use crate::protocol::outcome::{Kind, Outcome};
+use crate::protocol::outcome::Kind;
 use crate::protocol::{
     codes, Cacheable, Incoming, Member, Meta, Params, RequestId, Revision, RpcError, Text,
     META_CLIENT_CAPABILITIES as CLIENT_CAPABILITIES, META_PROTOCOL_VERSION as PROTOCOL_VERSION,
@@ -516,23 +518,6 @@ fn validated(
         .map_err(|v| refused_arguments(&v, key, owner))
 }
 
-/// The -32602 for arguments that fail their schema: the failing path, and the tool or prompt.
-fn refused_arguments(v: &crate::schema::Violation, key: &str, owner: &str) -> RpcError {
-    let mut data = v.to_data();
-    if let Value::Object(d) = &mut data {
-        d.insert(key.into(), Value::String(owner.into()));
-    }
-    RpcError::invalid_params("Invalid arguments", data).of_kind(Kind::InvalidArguments)
-}
-
-/// The one text block of a 2025-11-25 `CallToolResult` for arguments that fail the tool's
-/// schema, naming the failing path (the same facts the 2026-07-28 refusal carries as data).
-fn invalid_input(tool: &str, v: &crate::schema::Violation) -> [Content; 1] {
-    [Content::text(crate::protocol::bounded(&format!(
-        "Invalid arguments for tool {tool}: {v}"
-    )))]
-}
-
 fn tools_call(inner: &Arc<Inner>, id: RequestId, context: CallContext, params: Params<'_>) -> Step {
     let (revision, carrier) = (context.revision, context.carrier);
     let fail = |id: &RequestId, e: RpcError| Step::Reply(Reply::error(Some(id), e));
@@ -609,32 +594,6 @@ fn tools_call(inner: &Arc<Inner>, id: RequestId, context: CallContext, params: P
     ))
 }
 
-/// The answer to a `tools/call` whose arguments fail the tool's schema. 2025-11-25 makes an
-/// input validation error a tool execution error, for the model to correct itself; 2026-07-28
-/// makes it -32602, and so does a host actor's Dispatch, which reads a typed refusal. The host's
-/// tool runs in no case.
-pub(super) fn refused_tool_arguments(
-    inner: &Inner,
-    id: &RequestId,
-    carrier: Carrier,
-    revision: Revision,
-    tool: &ToolEntry,
-    v: &crate::schema::Violation,
-) -> Reply {
-    if !revision.is_modern() && carrier != Carrier::Host {
-        let result = CallToolResult {
-            content: &invalid_input(&tool.spec.name, v),
-            structured_content: None,
-            is_error: true,
-        };
-        return Reply::new(
-            inner.envelope.encode(id, revision, &result),
-            Outcome::ToolError,
-        );
-    }
-    Reply::error(Some(id), refused_arguments(v, "tool", &tool.spec.name))
-}
-
 /// -32021 naming every capability in `required` that the request's `clientCapabilities` lacks.
 fn missing_capabilities(required: &[String], meta: Option<&Member<Meta<'_>>>) -> Option<RpcError> {
     let declared = match meta {
@@ -656,21 +615,6 @@ fn missing_capabilities(required: &[String], meta: Option<&Member<Meta<'_>>>) ->
         )
         .with_data(json!({ "requiredCapabilities": missing })),
     )
-}
-
-pub(super) fn not_found(revision: Revision, uri: &str, reason: Option<&str>) -> RpcError {
-    let mut data = json!({ "uri": uri });
-    if let (Some(r), Value::Object(d)) = (reason, &mut data) {
-        d.insert("reason".into(), Value::String(r.into()));
-    }
-    let code = if revision.is_modern() {
-        codes::INVALID_PARAMS
-    } else {
-        codes::RESOURCE_NOT_FOUND
-    };
-    RpcError::new(code, "Resource not found")
-        .with_data(data)
-        .of_kind(Kind::ResourceNotFound)
 }
 
 fn resources_read(
