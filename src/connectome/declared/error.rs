@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-/// Why [`Declared::build`] failed.
+/// Why [`Declared::build`](super::Declared::build) failed.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum DeclaredError {
@@ -26,7 +26,9 @@ pub enum DeclaredError {
         /// What was wrong.
         detail: String,
     },
-    /// A package named in [`DeclaredInput::packages`](super::input::DeclaredInput::packages) is not in the metadata.
+    /// A package named in
+    /// [`DeclaredInput::packages`](super::input::DeclaredInput::packages) is not in the
+    /// metadata.
     PackageNotFound {
         /// The name.
         package: String,
