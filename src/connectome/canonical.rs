@@ -23,14 +23,14 @@
 //! The parts, each one job, the writer kept by hand (it decides every exported byte): `writer`
 //! (canonical bytes of a value or of JSON text), `reader` (JSON text read strictly, every member
 //! kept), `number` (the range check and ECMAScript's number form), `digest` (the named hash
-//! algorithms), `seal` ([`seal`] and [`verify`]), `error` and `version`. This module only
+//! algorithms), `sealing` ([`seal`] and [`verify`]), `error` and `version`. This module only
 //! declares them and re-exports their public items; none imports it.
 
 mod digest;
 mod error;
 mod number;
 mod reader;
-mod seal;
+mod sealing;
 mod version;
 mod writer;
 
@@ -38,6 +38,6 @@ pub use digest::DigestAlgorithm;
 pub use error::CanonicalError;
 pub use number::{format_double, MAX_SAFE_INTEGER};
 pub use reader::MAX_PARSE_DEPTH;
-pub use seal::{seal, verify, Sealed, Verified};
+pub use sealing::{seal, verify, Sealed, Verified};
 pub use version::SCHEMA_VERSION;
 pub use writer::{canonicalize_json, to_canonical_bytes, utf16_cmp};

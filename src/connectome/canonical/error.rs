@@ -68,7 +68,7 @@ impl CanonicalError {
         matches!(self, CanonicalError::Parse(_))
     }
 
-    /// The document parses but fails a check of [`verify`](super::seal::verify): not canonical, a member missing,
+    /// The document parses but fails a check of [`verify`](super::sealing::verify): not canonical, a member missing,
     /// a schema version, an algorithm or a digest that does not match.
     pub fn is_verification(&self) -> bool {
         matches!(

@@ -9,7 +9,7 @@ use serde_json::{Number, Value};
 use super::error::CanonicalError;
 
 /// The deepest nesting of arrays and objects
-/// [`canonicalize_json`](super::writer::canonicalize_json) and [`verify`](super::seal::verify) read
+/// [`canonicalize_json`](super::writer::canonicalize_json) and [`verify`](super::sealing::verify) read
 /// (`serde_json`'s recursion limit of 128 stops the 128th level); one level deeper is [`CanonicalError::Parse`].
 pub const MAX_PARSE_DEPTH: usize = 127;
 
