@@ -165,8 +165,8 @@ fn this_crate_has_a_non_empty_bound_with_dynamic_dispatch() {
     assert!(d.graph().edge_count() > 0);
     // The collector's hot path calls its cold insert: a direct, resolved edge.
     assert!(d.graph().contains_edge(&call(
-        "beam_mcp::connectome::observed::Collector::record_dispatch",
-        "beam_mcp::connectome::observed::Collector::insert_dispatch",
+        "beam_mcp::connectome::observed::collector::Collector::record_dispatch",
+        "beam_mcp::connectome::observed::collector::Collector::insert_dispatch",
     )));
 }
 

@@ -7,11 +7,12 @@ use std::collections::BTreeSet;
 use serde_json::{json, Map, Value};
 
 use super::canonical::{seal, CanonicalError, DigestAlgorithm, Sealed};
+use super::export::{graph_json, ExportKind};
 use super::federation::Federation;
 use super::model::{EdgeKey, Graph};
 
-/// The `kind` of an effective-connectivity export.
-pub const EFFECTIVE_KIND: &str = "effective";
+/// The `kind` of an effective-connectivity export ([`ExportKind::Effective`]'s name).
+pub const EFFECTIVE_KIND: &str = ExportKind::Effective.as_str();
 
 /// The effective graph of a declared and an observed graph.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,7 +156,7 @@ pub fn effective_body(effective: &Effective, declared: &Graph) -> Value {
     json!({
         "contributors": contributors,
         "counts": counts,
-        "graph": super::export::graph_json(&effective.weighted),
+        "graph": graph_json(&effective.weighted),
         "undeclared": undeclared,
         "unseen": unseen,
     })

@@ -2,6 +2,9 @@
 //!
 //! Each is `{"body": …, "digest": …, "digest_algorithm": …, "kind": …, "schema_version": 2}`
 //! (see [`super::canonical::seal`]); the bodies are specified in `docs/connectome-canonical.md`.
+//!
+//! [`graph_json`], the shape of a graph in every export, is shared: the effective and the
+//! federated exports (`effective`, `federation`) build on this module, and it on neither.
 
 use serde_json::{json, Map, Value};
 
@@ -25,12 +28,12 @@ pub enum ExportKind {
 
 impl ExportKind {
     /// The name written in `kind`.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             ExportKind::Declared => "declared",
             ExportKind::Observed => "observed",
             ExportKind::Diff => "diff",
-            ExportKind::Effective => super::effective::EFFECTIVE_KIND,
+            ExportKind::Effective => "effective",
         }
     }
 }

@@ -7,8 +7,10 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use super::extract::{is_cfg_test, line_col};
-use super::{BoundEntry, BoundReason, DeclaredError, DeclaredInput};
+use super::bound::{BoundEntry, BoundReason};
+use super::error::DeclaredError;
+use super::input::DeclaredInput;
+use super::syntax::{is_cfg_test, line_col};
 
 /// Every crate in scope, loaded.
 #[derive(Debug, Clone, Default)]

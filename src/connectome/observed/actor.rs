@@ -2,7 +2,7 @@
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 
-use super::Collector;
+use super::collector::Collector;
 use crate::connectome::model::ObservedGraph;
 
 /// Messages to a [`CollectorActor`].

@@ -6,7 +6,7 @@ use tracing_subscriber::layer::Context;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
 
-use super::Collector;
+use super::collector::Collector;
 
 /// A [`Layer`] recording, for each new span with a parent of another target, the edge
 /// `module:PARENT_TARGET` → `module:CHILD_TARGET` into a [`Collector`]. It reads span
