@@ -8,6 +8,7 @@
 mod complete;
 mod config;
 mod inner;
+mod negotiate;
 mod pending;
 mod refusals;
 mod reply;
@@ -16,13 +17,13 @@ mod step;
 
 pub use config::{ServerConfig, DEFAULT_PAGE_SIZE};
 #[cfg_attr(not(feature = "http"), allow(unused_imports))]
+pub(crate) use negotiate::{Era, MODERN_ONLY};
+#[cfg_attr(not(feature = "http"), allow(unused_imports))]
 pub(crate) use pending::guarded;
 pub(crate) use pending::HostOutcome;
 pub use pending::Pending;
 pub(crate) use refusals::refusal;
 pub use reply::Reply;
-#[cfg_attr(not(feature = "http"), allow(unused_imports))]
-pub(crate) use route::{Era, MODERN_ONLY};
 pub use step::{Answer, Step};
 
 use inner::Inner;
@@ -169,7 +170,12 @@ impl Server {
     /// as [`crate::CallContext::extensions`].
     pub fn handle_with(&self, frame: &[u8], carrier: Carrier, extensions: Extensions) -> Step {
         match decode(frame) {
-            Ok(message) => route::route(&self.inner, message, route::Era::of(carrier), extensions),
+            Ok(message) => route::route(
+                &self.inner,
+                message,
+                negotiate::Era::of(carrier),
+                extensions,
+            ),
             Err(e) => Step::Reply(Reply::error(e.id.as_ref(), e.error)),
         }
     }
@@ -179,7 +185,7 @@ impl Server {
     pub(crate) fn handle_in(
         &self,
         message: crate::protocol::Incoming<'_>,
-        era: route::Era,
+        era: negotiate::Era,
         extensions: Extensions,
     ) -> Step {
         route::route(&self.inner, message, era, extensions)
@@ -237,7 +243,7 @@ impl Server {
         match route::route(
             &self.inner,
             message,
-            route::Era::of(Carrier::Host),
+            negotiate::Era::of(Carrier::Host),
             extensions,
         ) {
             Step::Pending(p) => Ok(p),
@@ -258,7 +264,7 @@ impl Server {
     pub(crate) fn revision_for(
         &self,
         message: &crate::protocol::Incoming<'_>,
-        era: route::Era,
+        era: negotiate::Era,
     ) -> Result<crate::protocol::Revision, RpcError> {
         if message.top_level_meta {
             return Err(RpcError::invalid_params(
@@ -267,9 +273,9 @@ impl Server {
             ));
         }
         if message.method == "initialize" && era.bare_is_legacy {
-            route::check_initialize(message.params.as_ref())?;
+            negotiate::check_initialize(message.params.as_ref())?;
         }
-        route::revision_of(message, era)
+        negotiate::revision_of(message, era)
     }
 
     /// The `x-mcp-header` annotations of a tool: (header name, property name).
