@@ -17,8 +17,9 @@
 //! stdin is closed and the connection has answered what it read. `tests/runtime_stdio_restarts.rs`
 //! drives it to show that a restart loses no request.
 //!
-//! `--http ADDR` serves under the supervised runtime: the listener and each connection are
-//! actors, tool calls run in the dispatch pool under its deadline. With `--no-runtime` it
+//! `--http ADDR` serves under the supervised runtime: the listener is an actor under the
+//! transports supervisor and each connection a task it owns, tool calls run in the dispatch
+//! pool under its deadline. With `--no-runtime` it
 //! serves the bare transport instead (`transport::http::serve`, as stdio is served by
 //! default): the same endpoint and protocol refusals, and nothing of the runtime's — no bound
 //! on concurrent host work (so no `overloaded` refusal), no per-call deadline (a host that
@@ -368,8 +369,8 @@ async fn serve_stdio_restarting(
     }
 }
 
-/// HTTP under the supervised runtime: the listener and one actor per connection under the
-/// transports supervisor, tool calls in the dispatch pool. Without the runtime, the bare
+/// HTTP under the supervised runtime: the listener an actor under the transports supervisor,
+/// each connection a task it owns, tool calls in the dispatch pool. Without the runtime, the bare
 /// transport: the same service on plain tasks. Runs until the process is stopped.
 #[cfg(feature = "http")]
 async fn serve_http(server: Server, addr: &str, supervised: bool) -> ExitCode {

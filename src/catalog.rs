@@ -3,8 +3,8 @@
 //!
 //! A [`Catalog`] is plain data plus two optional callbacks. [`crate::Server::new`] validates it
 //! once, at startup, and refuses a bad one with a [`crate::ConfigError`] naming the item:
-//! a repeated tool name, uri, template or prompt; a schema keyword outside the supported
-//! subset; a forbidden `x-mcp-header` annotation; a template with an unsupported expression;
+//! a repeated tool name, uri, template or prompt; a schema the crate cannot validate (a keyword
+//! outside JSON Schema 2020-12, a remote `$ref`); a forbidden `x-mcp-header` annotation; a template with an unsupported expression;
 //! resources or prompts listed with no reader or renderer. An optional [`Completer`] answers
 //! `completion/complete` for prompt arguments and template variables.
 //!

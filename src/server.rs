@@ -61,8 +61,8 @@ impl Server {
     /// Validates `config` and builds the server.
     ///
     /// # Errors
-    /// A [`ConfigError`] naming the item at fault: repeated names or uris, schemas outside
-    /// the subset, forbidden `x-mcp-header` annotations, bad templates, resources or prompts
+    /// A [`ConfigError`] naming the item at fault: repeated names or uris, schemas the crate
+    /// cannot validate (a keyword outside JSON Schema 2020-12, a remote `$ref`), forbidden `x-mcp-header` annotations, bad templates, resources or prompts
     /// with no reader or renderer, tools with no dispatch, a page size of 0, no cursor key
     /// and no OS randomness to draw one from; a read-only tool that says `destructiveHint:
     /// true`, an icon whose `src` is not an https, http or data URI, a `_meta` key breaking

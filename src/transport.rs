@@ -1,7 +1,7 @@
 //! The transports: the only code that knows bytes on a wire.
 //!
 //! - [`stdio`]: newline-delimited JSON-RPC over a pipe, dual-era.
-//! - [`http`]: stateless Streamable HTTP (2026-07-28), HTTP/1.1 and h2c on one port
+//! - [`http`]: stateless Streamable HTTP (2026-07-28 and 2025-11-25), HTTP/1.1 and h2c on one port
 //!   (feature `http`).
 
 mod exec;
