@@ -2,7 +2,7 @@
 //!
 //! Every block the 2026-07-28 and 2025-11-25 schemas define, with one typed builder each:
 //! text, image and audio (raw bytes in, base64 on the wire, a MIME type), an embedded resource
-//! (text or blob, as [`ResourceContents`]), and a resource link. Any block may carry
+//! (text or blob, as [`ResourceContents`](crate::catalog::ResourceContents)), and a resource link. Any block may carry
 //! [`Annotations`] (audience, priority, last modification). Blocks keep the order they are
 //! given in.
 //!

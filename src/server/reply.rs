@@ -12,7 +12,7 @@ pub struct Reply {
     outcome: Outcome,
     /// The error the bytes encode, when the reply is a refusal (host dispatch reads it).
     error: Option<Box<RpcError>>,
-    /// A host [`Carrier::Host`] tool call's answer as the tool gave it (host dispatch reads it).
+    /// A host [`Carrier::Host`](crate::Carrier::Host) tool call's answer as the tool gave it (host dispatch reads it).
     tool: Option<Box<Result<ToolOutput, ToolError>>>,
 }
 
