@@ -1,5 +1,6 @@
-//! The sans-IO protocol core: JSON-RPC 2.0 framing, the nesting pre-scan, protocol revisions,
-//! error codes and the result envelope of each revision.
+//! The sans-IO protocol core: JSON-RPC 2.0 framing, the JSON beneath it that refuses a
+//! repeated key, the nesting pre-scan, protocol revisions, error codes and the result envelope
+//! of each revision.
 //!
 //! Nothing here does IO, spawns a task or knows a transport: every item is a function from
 //! values (bytes, JSON) to values. The transports in [`crate::transport`] feed frames in and
@@ -10,6 +11,7 @@ mod envelope;
 mod error;
 pub(crate) mod jsonrpc;
 mod revision;
+mod strict_json;
 
 pub use depth::{exceeds_depth, MAX_DEPTH};
 pub use envelope::{CacheHint, CacheScope, Cacheable, ServerInfo};
