@@ -73,7 +73,7 @@ pub(super) struct Config {
     pub(super) hosts: Vec<String>,
     /// The one path served, when set; every path otherwise.
     pub(super) path: Option<String>,
-    /// The deadline for the hooks and the body, from the head.
+    /// The deadline for `authorize_async` and the body together, counted from the head.
     pub(super) read_timeout: Duration,
     /// Whether 2025-11-25 is served beside 2026-07-28.
     pub(super) legacy: bool,

@@ -2,14 +2,14 @@
 //! `Origin`, the method, the caller's hooks, `Content-Type` and `Accept`, and the body's
 //! framing and size; every refusal here says nothing of the MCP message.
 
-use super::HttpService;
+use super::builder::AuthorizeAsync;
+use super::{HttpService, MAX_BODY_BYTES};
 use crate::extensions::Extensions;
 use crate::protocol::RpcError;
 use crate::server::guarded;
 use crate::transport::http::body::BodyError;
 use crate::transport::http::headers::{self, Head, Read};
 use crate::transport::http::refusal::{Refusal, Refuse};
-use crate::transport::http::MAX_BODY_BYTES;
 use bytes::Bytes;
 use http::request::Parts;
 use http::{Method, StatusCode};
@@ -17,8 +17,6 @@ use serde_json::json;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tokio::time::Instant;
-
-use super::builder::AuthorizeAsync;
 
 impl HttpService {
     /// Everything decided from the head alone, before a byte of the body is read.
