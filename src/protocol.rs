@@ -1,5 +1,6 @@
-//! The sans-IO protocol core: JSON-RPC 2.0 framing, the nesting pre-scan, protocol revisions,
-//! error codes and the result envelope of each revision.
+//! The sans-IO protocol core: JSON-RPC 2.0 framing, the JSON beneath it that refuses a
+//! repeated key, the nesting pre-scan, protocol revisions, error codes and the result envelope
+//! of each revision.
 //!
 //! Nothing here does IO, spawns a task or knows a transport: every item is a function from
 //! values (bytes, JSON) to values. The transports in [`crate::transport`] feed frames in and
@@ -12,6 +13,7 @@ mod error;
 pub(crate) mod jsonrpc;
 pub(crate) mod outcome;
 mod revision;
+mod strict_json;
 
 pub use crate::model::{CacheScope, ServerInfo};
 pub use depth::{exceeds_depth, MAX_DEPTH};

@@ -61,6 +61,7 @@
 //! ```
 
 mod catalog;
+mod children;
 #[cfg(feature = "cluster")]
 pub mod cluster;
 mod config;
@@ -83,24 +84,19 @@ use crate::connectome::canonical::Sealed;
 #[cfg(feature = "connectome")]
 use crate::connectome::export::ExportKind;
 #[cfg(feature = "connectome")]
-use crate::connectome::observed::CollectorActor;
-#[cfg(feature = "connectome")]
-use crate::connectome::reporter::{Reporter, ReporterArgs, ReporterMsg};
+use crate::connectome::reporter::ReporterMsg;
 use crate::dispatch::Carrier;
 use crate::extensions::Extensions;
 use crate::server::{Answer, Server, Step};
 use crate::transport::RunPending;
-use beam_mcp_supervisors::{
-    ChildSpec, Restart, Shutdown, Strategy, Supervisor, SupervisorRef, SupervisorSpec,
-};
-use catalog::{CatalogActor, CatalogArgs, DispatcherSlot};
+use beam_mcp_supervisors::{ChildSpec, Strategy, SupervisorRef, SupervisorSpec};
+use catalog::DispatcherSlot;
 use pool::{Pool, PoolSettings};
-use ractor::{Actor, ActorCell, ActorRef};
+use ractor::{ActorCell, ActorRef};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
-use stdio::{StdioArgs, StdioConnection};
 
 /// The child id of the catalog actor under Root.
 pub const CATALOG: &str = "catalog";
@@ -151,15 +147,15 @@ impl Application {
         Application::spawn(server, config, Some(supervisor)).await
     }
 
+    /// Builds the tree and starts it: Root (rest_for_one) over the catalog, the dispatch
+    /// pool, the collector and the reporter (with `connectome`, each when configured) and the
+    /// transports supervisor (one_for_one) over stdio, HTTP and the host's own transports, in
+    /// that order. Each child's spec is in `runtime/children.rs`.
     async fn spawn(
         server: Server,
         config: ApplicationConfig,
         parent: Option<ActorCell>,
     ) -> Result<ApplicationRef, ApplicationError> {
-        #[cfg(feature = "connectome")]
-        let collector = server.collector().cloned();
-        #[cfg(feature = "connectome")]
-        let collector_for_reporter = collector.clone();
         if config.workers == 0 {
             return Err(ApplicationError::InvalidOption {
                 option: "workers",
@@ -193,118 +189,53 @@ impl Application {
             #[cfg(feature = "http")]
             http_open: http::OpenConnections::default(),
         };
-        let (max, period) = config.intensity;
 
         let mut transports = Vec::new();
         if let Some((connect, options)) = config.stdio.clone() {
-            let server = shared.server.clone();
-            let pool = shared.pool.clone();
-            let spec = ChildSpec::new(STDIO, move |sup| {
-                let args = StdioArgs {
-                    server: server.clone(),
-                    pool: pool.clone(),
-                    connect: connect.clone(),
-                    options,
-                };
-                async move {
-                    let (conn, _) = Actor::spawn_linked(None, StdioConnection, args, sup).await?;
-                    Ok(conn.get_cell())
-                }
-            })
-            .restart(Restart::Transient)
-            .shutdown(Shutdown::Timeout(config.deadline + Duration::from_secs(1)));
-            transports.push(spec);
+            let (server, pool) = (shared.server.clone(), shared.pool.clone());
+            transports.push(children::stdio(
+                server,
+                pool,
+                connect,
+                options,
+                config.deadline,
+            ));
         }
         #[cfg(feature = "http")]
         if let Some(slot) = config.http.clone() {
-            let server = shared.server.clone();
-            let pool = shared.pool.clone();
+            let (server, pool) = (shared.server.clone(), shared.pool.clone());
             let open = shared.http_open.clone();
-            // The connections' own graceful close, and the listener's past it.
-            let shutdown = config.deadline + Duration::from_secs(1);
-            let listener = ChildSpec::new(HTTP, move |sup| {
-                let args = http::ListenerArgs {
-                    slot: slot.clone(),
-                    server: server.clone(),
-                    pool: pool.clone(),
-                    open: open.clone(),
-                    shutdown,
-                };
-                async move {
-                    let (listener, _) =
-                        Actor::spawn_linked(None, http::HttpListener, args, sup).await?;
-                    Ok(listener.get_cell())
-                }
-            })
-            .shutdown(Shutdown::Timeout(shutdown + Duration::from_secs(1)));
-            transports.push(listener);
+            transports.push(children::http(slot, server, pool, open, config.deadline));
         }
         transports.extend(config.transports.iter().cloned());
         for spec in &transports {
             shared.transports.insert(spec.id().to_owned(), spec.clone());
         }
 
-        let catalog = {
-            let pool = shared.pool.clone();
-            let slot = shared.dispatcher.clone();
-            ChildSpec::new(CATALOG, move |sup| {
-                let args = CatalogArgs {
-                    server: server.clone(),
-                    pool: pool.clone(),
-                    slot: slot.clone(),
-                };
-                async move {
-                    let (actor, _) = Actor::spawn_linked(None, CatalogActor, args, sup).await?;
-                    Ok(actor.get_cell())
-                }
-            })
-        };
-        let dispatch_pool = {
-            let pool = shared.pool.clone();
-            ChildSpec::new(DISPATCH_POOL, move |sup| {
-                let pool = pool.clone();
-                async move { pool.spawn(sup).await }
-            })
-            .shutdown(Shutdown::Timeout(config.deadline + Duration::from_secs(1)))
-        };
+        let (max, period) = config.intensity;
         let mut root = SupervisorSpec::new(Strategy::RestForOne)
             .intensity(max, period)
-            .child(catalog)
-            .child(dispatch_pool);
+            .child(children::catalog(
+                server.clone(),
+                shared.pool.clone(),
+                shared.dispatcher.clone(),
+            ))
+            .child(children::dispatch_pool(
+                shared.pool.clone(),
+                config.deadline,
+            ));
         // The collector the server's dispatch site records into, when it has one.
         #[cfg(feature = "connectome")]
-        if let Some(collector) = collector {
-            root = root.child(ChildSpec::new(COLLECTOR, move |sup| {
-                let collector = collector.clone();
-                async move {
-                    let (actor, _) =
-                        Actor::spawn_linked(None, CollectorActor, collector, sup).await?;
-                    Ok(actor.get_cell())
-                }
-            }));
+        if let Some(collector) = server.collector().cloned() {
+            root = root.child(children::collector(collector));
         }
         #[cfg(feature = "connectome")]
         if let Some((declared, algorithm)) = config.reporter.clone() {
-            let collector = collector_for_reporter.unwrap_or_default();
+            let collector = server.collector().cloned().unwrap_or_default();
             let slot = shared.reporter.clone();
-            root = root.child(ChildSpec::new(REPORTER, move |sup| {
-                let args = ReporterArgs {
-                    declared: declared.clone(),
-                    collector: collector.clone(),
-                    algorithm,
-                };
-                let slot = slot.clone();
-                async move {
-                    let (actor, _) = Actor::spawn_linked(None, Reporter, args, sup).await?;
-                    *slot.write().unwrap_or_else(|e| e.into_inner()) = Some(actor.clone());
-                    Ok(actor.get_cell())
-                }
-            }));
+            root = root.child(children::reporter(declared, algorithm, collector, slot));
         }
-        let transports_spec = SupervisorSpec::new(Strategy::OneForOne)
-            .intensity(max, period)
-            .children(transports);
-        root = root.child(Supervisor::child_spec(TRANSPORTS, transports_spec));
+        root = root.child(children::transports(transports, config.intensity));
 
         let spawned = match parent {
             Some(parent) => SupervisorRef::spawn_linked(config.name.clone(), root, parent).await,
@@ -326,7 +257,7 @@ struct Shared {
     /// How long a transport supervisor call may take: a stop waits for the calls in flight.
     call_timeout: Duration,
     #[cfg(feature = "connectome")]
-    reporter: Arc<RwLock<Option<ActorRef<ReporterMsg>>>>,
+    reporter: children::ReporterSlot,
     /// The declared graph and digest algorithm of the reporter (if configured), and the
     /// collector (an empty one without): what a federated export is built from.
     #[cfg(feature = "connectome")]

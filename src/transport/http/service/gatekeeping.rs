@@ -1,0 +1,188 @@
+//! HTTP gatekeeping: what is decided before the body is decoded. The path, `Host` and
+//! `Origin`, the method, the caller's hooks, `Content-Type` and `Accept`, and the body's
+//! framing and size; every refusal here says nothing of the MCP message.
+
+use super::builder::AuthorizeAsync;
+use super::{HttpService, MAX_BODY_BYTES};
+use crate::extensions::Extensions;
+use crate::protocol::RpcError;
+use crate::server::guarded;
+use crate::transport::http::body::BodyError;
+use crate::transport::http::headers::{self, Head, Read};
+use crate::transport::http::refusal::{Refusal, Refuse};
+use bytes::Bytes;
+use http::request::Parts;
+use http::{Method, StatusCode};
+use serde_json::json;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use tokio::time::Instant;
+
+impl HttpService {
+    /// Everything decided from the head alone, before a byte of the body is read.
+    pub(super) fn check_head(&self, parts: &Parts, head: &Head<'_>) -> Result<(), Refuse> {
+        let c = &*self.config;
+        if c.path.as_deref().is_some_and(|p| p != parts.uri.path()) {
+            return Err(Refuse::opaque(StatusCode::NOT_FOUND, "Not found"));
+        }
+        let forbidden =
+            |why: &'static str| Refuse::new(StatusCode::FORBIDDEN, RpcError::invalid_request(why));
+        let mut any_host = false;
+        for h in head.values(Read::Host) {
+            any_host = true;
+            let ok = h.to_str().is_ok_and(|h| headers::host_allowed(h, &c.hosts));
+            if !ok {
+                return Err(forbidden("host not allowed"));
+            }
+        }
+        if let Some(a) = parts.uri.authority() {
+            any_host = true;
+            if !headers::host_allowed(a.as_str(), &c.hosts) {
+                return Err(forbidden("host not allowed"));
+            }
+        }
+        if !any_host {
+            return Err(forbidden("host not allowed"));
+        }
+        for origin in head.values(Read::Origin) {
+            if !c.origins.allows(origin) {
+                return Err(forbidden("origin not allowed"));
+            }
+        }
+        if parts.method != Method::POST {
+            let mut r = Refuse::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                RpcError::invalid_request("only POST is served"),
+            );
+            r.allow_post = true;
+            return Err(r);
+        }
+        match std::panic::catch_unwind(AssertUnwindSafe(|| (c.authorize)(parts))) {
+            Ok(Ok(())) => {}
+            Ok(Err(refusal)) => return Err(refused("authorize", &refusal)),
+            Err(_) => return Err(panicked("authorize")),
+        }
+        if let Some(refuse) = media_refusal(head) {
+            return Err(refuse);
+        }
+        if head.has(Read::TransferEncoding) {
+            return Err(Refuse::new(
+                StatusCode::LENGTH_REQUIRED,
+                RpcError::invalid_request("a Content-Length is required"),
+            ));
+        }
+        for len in head.values(Read::ContentLength) {
+            let n = len.to_str().ok().and_then(|s| s.trim().parse::<u64>().ok());
+            match n {
+                Some(n) if n <= MAX_BODY_BYTES as u64 => {}
+                _ => return Err(too_large()),
+            }
+        }
+        Ok(())
+    }
+
+    /// The asynchronous hook, caught if it panics and bounded by the read deadline.
+    pub(super) async fn run_authorize_async(
+        &self,
+        hook: &Arc<AuthorizeAsync>,
+        parts: &Parts,
+        deadline: Instant,
+    ) -> Result<Extensions, Refuse> {
+        let run = guarded(|| hook(parts));
+        match tokio::time::timeout_at(deadline, run).await {
+            Ok(Ok(Ok(extensions))) => Ok(extensions),
+            Ok(Ok(Err(refusal))) => Err(refused("authorize_async", &refusal)),
+            Ok(Err(())) => Err(panicked("authorize_async")),
+            Err(_) => {
+                tracing::warn!("authorize_async did not answer before the read deadline");
+                Err(Refuse::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    RpcError::internal(),
+                ))
+            }
+        }
+    }
+
+    /// The `authorize_body` hook, when set, on the body exactly as received; caught if it
+    /// panics.
+    pub(super) fn run_authorize_body(&self, parts: &Parts, bytes: &Bytes) -> Result<(), Refuse> {
+        if let Some(hook) = &self.config.authorize_body {
+            match std::panic::catch_unwind(AssertUnwindSafe(|| hook(parts, bytes))) {
+                Ok(Ok(())) => {}
+                Ok(Err(refusal)) => return Err(refused("authorize_body", &refusal)),
+                Err(_) => return Err(panicked("authorize_body")),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The refusal of a body that could not be read whole: too large (413, naming the limit),
+/// too slow (408) or broken off (400).
+pub(super) fn body_refusal(e: BodyError) -> Refuse {
+    match e {
+        BodyError::TooLarge => too_large(),
+        BodyError::TimedOut => Refuse::opaque(StatusCode::REQUEST_TIMEOUT, "Request timeout"),
+        BodyError::Failed => Refuse::opaque(StatusCode::BAD_REQUEST, "Body failed"),
+    }
+}
+
+/// 413 naming the limit, for a declared or a read length over [`MAX_BODY_BYTES`].
+fn too_large() -> Refuse {
+    Refuse::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        RpcError::invalid_request("body exceeds the limit")
+            .with_data(json!({ "limit": MAX_BODY_BYTES })),
+    )
+}
+
+/// `Content-Type`, when given, must be JSON (415); `Accept`, when given, must admit JSON, the
+/// only thing this endpoint answers with (406). Absent headers are taken as JSON.
+fn media_refusal(head: &Head<'_>) -> Option<Refuse> {
+    // The media type's essence (before any parameter), compared byte-wise without
+    // allocating: a value that is not visible ASCII (`to_str` fails) admits nothing.
+    let essence_is = |v: &[u8], wanted: &[&str]| {
+        let end = v.iter().position(|&b| b == b';').unwrap_or(v.len());
+        let essence = v[..end].trim_ascii();
+        wanted
+            .iter()
+            .any(|w| essence.eq_ignore_ascii_case(w.as_bytes()))
+    };
+    for v in head.values(Read::ContentType) {
+        let json = v.to_str().is_ok() && essence_is(v.as_bytes(), &["application/json"]);
+        if !json {
+            return Some(Refuse::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                RpcError::invalid_request("Content-Type must be application/json"),
+            ));
+        }
+    }
+    let mut accepts = head.values(Read::Accept).peekable();
+    if accepts.peek().is_some() {
+        let admits_json = accepts.any(|v| {
+            v.to_str().is_ok()
+                && v.as_bytes()
+                    .split(|&b| b == b',')
+                    .any(|range| essence_is(range, &["application/json", "application/*", "*/*"]))
+        });
+        if !admits_json {
+            return Some(Refuse::new(
+                StatusCode::NOT_ACCEPTABLE,
+                RpcError::invalid_request("Accept must admit application/json"),
+            ));
+        }
+    }
+    None
+}
+
+/// A hook's refusal: the reason is logged, the caller learns nothing.
+fn refused(hook: &'static str, refusal: &Refusal) -> Refuse {
+    tracing::info!(hook, reason = refusal.reason(), "request refused");
+    Refuse::opaque(StatusCode::FORBIDDEN, "Forbidden")
+}
+
+/// A hook's panic: 500, nothing said; the hook is named in the log.
+fn panicked(hook: &'static str) -> Refuse {
+    tracing::error!(hook, "authorization hook panicked");
+    Refuse::new(StatusCode::INTERNAL_SERVER_ERROR, RpcError::internal())
+}
