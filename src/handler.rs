@@ -53,8 +53,8 @@
 //! width, a `format` such as `IpAddr`'s, an overflowing `Duration`, an alias beside its name —
 //! which a host takes as a `String` and parses itself when a caller may get it wrong.
 
+use crate::dispatch::Extensions;
 use crate::dispatch::{CallContext, ToolCall, ToolError, ToolOutput};
-use crate::extensions::Extensions;
 use crate::schema::Arguments;
 use crate::{content::Content, BoxFuture};
 use schemars::JsonSchema;

@@ -41,7 +41,6 @@ pub mod connectome;
 pub mod content;
 mod dispatch;
 mod error;
-mod extensions;
 pub mod handler;
 pub mod metrics;
 mod model;
@@ -59,7 +58,8 @@ pub mod __fuzz {
     pub use crate::catalog::cursor::{CursorCodec, CursorError, ListKind};
     use crate::catalog::template::UriTemplate;
     pub use crate::catalog::TemplateError;
-    pub use crate::protocol::jsonrpc::{decode, FrameError, Incoming, Member, Meta, Params, Text};
+    pub use crate::protocol::decode::decode;
+    pub use crate::protocol::jsonrpc::{FrameError, Incoming, Member, Meta, Params, Text};
 
     /// Parses `template` as a resource template (the RFC 6570 subset `{var}`, `{+var}`) and
     /// reports whether `uri` is one of its expansions, as `resources/read` matches it.
@@ -83,10 +83,10 @@ pub use catalog::validated::HeaderFaultPolicy;
 pub use catalog::{Catalog, ToolSpec};
 pub use content::Content;
 pub use dispatch::{
-    BoxFuture, CallContext, Carrier, Dispatch, ToolCall, ToolError, ToolOutput, DISPATCH_TARGET,
+    BoxFuture, CallContext, Carrier, Dispatch, Extensions, ToolCall, ToolError, ToolOutput,
+    DISPATCH_TARGET,
 };
 pub use error::{ConfigError, ConfigItem, HeaderFault};
-pub use extensions::Extensions;
 pub use handler::{Args, Extension, Json};
 pub use protocol::outcome::{Outcome, RefusalReason, Refused};
 pub use schema::Arguments;

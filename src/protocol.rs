@@ -7,7 +7,9 @@
 //! write what comes out.
 
 pub mod codes;
+pub(crate) mod decode;
 mod depth;
+mod encode;
 mod envelope;
 mod error;
 pub(crate) mod jsonrpc;
@@ -16,13 +18,15 @@ mod revision;
 mod strict_json;
 
 pub use crate::model::{CacheScope, ServerInfo};
+pub(crate) use decode::decode;
 pub use depth::{exceeds_depth, MAX_DEPTH};
+pub use encode::{encode_error, encode_result};
 pub use envelope::{CacheHint, Cacheable};
 pub(crate) use envelope::{CacheHints, Envelope};
 pub(crate) use error::bounded;
 pub use error::{RpcError, MAX_ECHO_BYTES};
 pub(crate) use jsonrpc::{
-    decode, Incoming, Member, Meta, Params, Text, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION,
+    Incoming, Member, Meta, Params, Text, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION,
 };
-pub use jsonrpc::{encode_error, encode_result, RequestId, MAX_ID_BYTES};
+pub use jsonrpc::{RequestId, MAX_ID_BYTES};
 pub use revision::{Revision, UnknownRevision};

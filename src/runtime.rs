@@ -86,7 +86,7 @@ use crate::connectome::export::ExportKind;
 #[cfg(feature = "connectome")]
 use crate::connectome::reporter::ReporterMsg;
 use crate::dispatch::Carrier;
-use crate::extensions::Extensions;
+use crate::dispatch::Extensions;
 use crate::server::{Answer, Server, Step};
 use crate::transport::RunPending;
 use beam_mcp_supervisors::{ChildSpec, Strategy, SupervisorRef, SupervisorSpec};

@@ -35,8 +35,8 @@ use crate::catalog::validated::ValidatedCatalog;
 #[cfg(feature = "connectome")]
 use crate::connectome::observed::Collector;
 use crate::dispatch::Carrier;
+use crate::dispatch::Extensions;
 use crate::error::{ConfigError, ConfigItem};
-use crate::extensions::Extensions;
 use crate::protocol::{decode, Envelope, RequestId, RpcError, ServerInfo};
 use serde_json::{Map, Value};
 use std::fmt;

@@ -1,15 +1,9 @@
 //! JSON-RPC 2.0 messages: what one frame decodes into ([`Incoming`] and its members), the
 //! request id both directions carry, and why a frame is refused ([`FrameError`]).
 //!
-//! Reading a frame is [`decode`] (`jsonrpc/decode.rs`), writing an answer [`encode_result`] and
-//! [`encode_error`] (`jsonrpc/encode.rs`); the JSON beneath both refuses a repeated member at
+//! Reading a frame is `decode` (`protocol/decode.rs`), writing an answer `encode_result` and
+//! `encode_error` (`protocol/encode.rs`); the JSON beneath both refuses a repeated member at
 //! any depth (`strict_json.rs`).
-
-mod decode;
-mod encode;
-
-pub use decode::decode;
-pub use encode::{encode_error, encode_result};
 
 use super::error::RpcError;
 use serde::Serialize;

@@ -405,7 +405,7 @@ pub async fn dispatch_to(
     let msg = ApplicationMsg::Dispatch {
         tool: tool.to_owned(),
         arguments,
-        extensions: crate::extensions::Extensions::new(),
+        extensions: crate::dispatch::Extensions::new(),
         reply: ractor::RpcReplyPort::from((tx, timeout)),
     };
     // Every send failure means the same here: nothing on the other side will run the call.

@@ -1,7 +1,7 @@
 //! The messages a host sends the runtime, and what it gets back: plain data.
 
 use crate::content::Content;
-use crate::extensions::Extensions;
+use crate::dispatch::Extensions;
 use crate::protocol::outcome::{RefusalReason, Refused};
 use crate::protocol::RpcError;
 use crate::server::Reply;

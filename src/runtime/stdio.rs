@@ -3,7 +3,7 @@
 
 use super::pool::Pool;
 use super::serving::Serving;
-use crate::extensions::Extensions;
+use crate::dispatch::Extensions;
 use crate::server::Server;
 use crate::transport::stdio::{serve_on, Input, Output, StdioOptions};
 use ractor::{Actor, ActorProcessingErr, ActorRef};

@@ -8,8 +8,8 @@ use super::reply::Reply;
 use super::step::Step;
 use crate::catalog::cursor::{page, ListKind};
 use crate::catalog::validated::{PromptEntry, ResourceEntryV, TemplateEntry, ToolEntry};
+use crate::dispatch::Extensions;
 use crate::dispatch::{CallContext, ToolCall};
-use crate::extensions::Extensions;
 use crate::metrics;
 use crate::model::result::{
     DiscoverResult, EmptyResult, InitializeResult, ListCapability, ListResult, NoSettings, Page,

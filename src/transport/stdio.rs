@@ -16,7 +16,7 @@
 //! supervised runtime instead (`ApplicationConfig::stdio`), whose dispatch pool bounds each call.
 
 use crate::dispatch::Carrier;
-use crate::extensions::Extensions;
+use crate::dispatch::Extensions;
 use crate::protocol::outcome::RefusalReason;
 use crate::protocol::{codes, RpcError};
 use crate::server::{Reply, Server, Step};

@@ -6,22 +6,25 @@
 //! (`service/mcp_headers.rs`), then the core. What a service is built with is
 //! `service/builder.rs`.
 
-mod builder;
+mod config;
 mod gatekeeping;
 mod mcp_headers;
 
-pub use builder::{AllowedOrigins, DEFAULT_READ_TIMEOUT, MAX_BODY_BYTES};
+pub use config::{AllowedOrigins, DEFAULT_READ_TIMEOUT, MAX_BODY_BYTES};
 
 use super::body;
 use super::headers::{Encoding, Head, Presence, Read};
 use super::refusal::{self, Refuse};
 use crate::dispatch::Carrier;
-use crate::extensions::Extensions;
+use crate::dispatch::Extensions;
 use crate::protocol::{codes, decode, Incoming, RpcError};
-use crate::server::Step;
-use builder::Config;
+use crate::server::{Server, Step};
+use crate::transport::http::refusal::Refusal;
+use crate::transport::{Direct, RunPending};
 use bytes::Bytes;
+use config::{AuthorizeAsync, Config};
 use gatekeeping::body_refusal;
+use http::request::Parts;
 use http::{Request, Response, StatusCode};
 use http_body_util::Full;
 use mcp_headers::{mismatch, says_modern};
@@ -29,6 +32,7 @@ use serde_json::json;
 use std::convert::Infallible;
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::time::Instant;
 
 /// Stateless Streamable HTTP for a [`Server`](crate::Server): a `hyper` service, cheap to clone.
@@ -62,6 +66,136 @@ impl fmt::Debug for HttpService {
 }
 
 impl HttpService {
+    /// A service for `server`. `authorize` sees each request's head before its body is read;
+    /// a refusal is answered 403 with nothing said (the reason is logged). `origins` is the
+    /// `Origin` policy; [`AllowedOrigins::Any`] must be chosen explicitly.
+    pub fn new<A>(server: Server, authorize: A, origins: AllowedOrigins) -> Self
+    where
+        A: Fn(&Parts) -> Result<(), Refusal> + Send + Sync + 'static,
+    {
+        HttpService {
+            config: Arc::new(Config {
+                server,
+                authorize: Arc::new(authorize),
+                authorize_body: None,
+                authorize_async: None,
+                origins,
+                hosts: ["localhost", "127.0.0.1", "[::1]"]
+                    .map(String::from)
+                    .to_vec(),
+                path: None,
+                read_timeout: DEFAULT_READ_TIMEOUT,
+                legacy: true,
+                exec: Arc::new(Direct),
+            }),
+        }
+    }
+
+    /// The same service over `server`, its host work run by `exec` (the runtime's pool).
+    pub(crate) fn managed(self, server: Server, exec: Arc<dyn RunPending>) -> Self {
+        self.with(|c| {
+            c.server = server;
+            c.exec = exec;
+        })
+    }
+
+    /// The same service with its configuration changed by `f` (copied if shared).
+    fn with(mut self, f: impl FnOnce(&mut Config)) -> Self {
+        f(Arc::make_mut(&mut self.config));
+        self
+    }
+
+    /// The host names the `Host` header (or `:authority`) may carry, any port: DNS-rebinding
+    /// protection. Default: `localhost`, `127.0.0.1`, `[::1]`.
+    #[must_use]
+    pub fn allowed_hosts<I, S>(self, hosts: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let hosts = hosts.into_iter().map(Into::into).collect();
+        self.with(|c| c.hosts = hosts)
+    }
+
+    /// A second hook, run on the body exactly as received, before it is decoded. A refusal
+    /// is answered 403 with nothing said; a panic, 500 with nothing said.
+    #[must_use]
+    pub fn authorize_body<F>(self, hook: F) -> Self
+    where
+        F: Fn(&Parts, &Bytes) -> Result<(), Refusal> + Send + Sync + 'static,
+    {
+        self.with(|c| c.authorize_body = Some(Arc::new(hook)))
+    }
+
+    /// An asynchronous hook, run on each request's head after `authorize` and before the body
+    /// is read: it may check a token against a service of its own, and attach what it learnt
+    /// (the principal) as [`Extensions`], which reach the tool as
+    /// [`crate::CallContext::extensions`] (and the reader, the renderer and the completer
+    /// through theirs).
+    ///
+    /// A refusal is answered 403 with nothing said (the reason is logged, never sent); a panic,
+    /// 500 with nothing said; a hook still running when the request's read deadline
+    /// ([`HttpService::read_timeout`]) passes, 503 with nothing said.
+    ///
+    /// ```
+    /// use beam_mcp::transport::http::{AllowedOrigins, HttpService, Refusal};
+    /// use beam_mcp::{Catalog, Extensions, Server, ServerConfig};
+    ///
+    /// struct Principal(String);
+    ///
+    /// let server = Server::new(ServerConfig::new(Catalog::new())).unwrap();
+    /// let service = HttpService::new(server, |_| Ok(()), AllowedOrigins::list(["http://localhost"]))
+    ///     .authorize_async(|head| {
+    ///         let token = head.headers.get("authorization").cloned();
+    ///         async move {
+    ///             // A real host asks its identity provider here.
+    ///             match token.as_ref().and_then(|t| t.to_str().ok()) {
+    ///                 Some("Bearer alice-token") => {
+    ///                     Ok(Extensions::new().with(Principal("alice".into())))
+    ///                 }
+    ///                 _ => Err(Refusal::new("no valid bearer token")),
+    ///             }
+    ///         }
+    ///     });
+    /// # let _ = service;
+    /// ```
+    #[must_use]
+    pub fn authorize_async<F, Fut>(self, hook: F) -> Self
+    where
+        F: Fn(&Parts) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<Extensions, Refusal>> + Send + 'static,
+    {
+        let hook: Arc<AuthorizeAsync> = Arc::new(move |parts: &Parts| {
+            let fut: crate::BoxFuture<Result<Extensions, Refusal>> = Box::pin(hook(parts));
+            fut
+        });
+        self.with(|c| c.authorize_async = Some(hook))
+    }
+
+    /// Serves only this path; every other path is answered 404.
+    #[must_use]
+    pub fn path(self, path: impl Into<String>) -> Self {
+        let path = path.into();
+        self.with(|c| c.path = Some(path))
+    }
+
+    /// The deadline for reading a whole body, from the moment the head is in (default 15 s).
+    #[must_use]
+    pub fn read_timeout(self, timeout: Duration) -> Self {
+        self.with(|c| c.read_timeout = timeout)
+    }
+
+    /// Answers 2026-07-28 only, as the seed did: `initialize` and `ping` are unknown methods
+    /// (404 -32601), every request must carry `MCP-Protocol-Version: 2026-07-28` and the
+    /// modern `_meta`, and `server/discover` lists 2026-07-28 alone. By default the endpoint
+    /// also serves 2025-11-25, statelessly, so that clients that open with `initialize` connect.
+    #[must_use]
+    pub fn only_2026_07_28(self) -> Self {
+        self.with(|c| c.legacy = false)
+    }
+}
+
+impl HttpService {
     /// Answers one request. Never fails: every refusal is a response.
     pub async fn respond<B>(&self, req: Request<B>) -> Response<Full<Bytes>>
     where
@@ -91,10 +225,9 @@ impl HttpService {
         let deadline = Instant::now() + c.read_timeout;
         let (parts, body) = req.into_parts();
         let head = Head::scan(&parts.headers);
-        self.check_head(&parts, &head).map_err(Refuse::unread)?;
+        gatekeeping::check_head(&self.config, &parts, &head).map_err(Refuse::unread)?;
         let extensions = match &c.authorize_async {
-            Some(hook) => self
-                .run_authorize_async(hook, &parts, deadline)
+            Some(hook) => gatekeeping::run_authorize_async(hook, &parts, deadline)
                 .await
                 .map_err(Refuse::unread)?,
             None => Extensions::new(),
@@ -106,7 +239,7 @@ impl HttpService {
         let bytes = body::read(body, MAX_BODY_BYTES, declared, deadline)
             .await
             .map_err(|e| body_refusal(e).unread())?;
-        self.run_authorize_body(&parts, &bytes)?;
+        gatekeeping::run_authorize_body(&self.config, &parts, &bytes)?;
         let message = decode(&bytes)
             .map_err(|e| Refuse::new(refusal::status_of(Some(e.error.code())), e.error).id(e.id))?;
         self.route(&head, message, extensions).await
@@ -139,7 +272,7 @@ impl HttpService {
         if lifecycle && (!self.config.legacy || says_modern(head)) {
             return Err(not_found());
         }
-        let era = self.era_of(head, &m).map_err(with_id)?;
+        let era = mcp_headers::era_of(&self.config, head, &m).map_err(with_id)?;
         let presence = if era.bare_is_legacy {
             Presence::IfPresent
         } else {
@@ -147,7 +280,7 @@ impl HttpService {
         };
         head.require_eq(Read::McpMethod, Encoding::Plain, Some(&m.method), presence)
             .map_err(|e| with_id(mismatch(&e)))?;
-        self.check_names(head, &m, presence)
+        mcp_headers::check_names(&self.config, head, &m, presence)
             .map_err(|e| with_id(mismatch(&e)))?;
         if m.is_notification() {
             // Every MCP notification is `notifications/…`. Anything else without an id is a

@@ -2,9 +2,8 @@
 //! `Origin`, the method, the caller's hooks, `Content-Type` and `Accept`, and the body's
 //! framing and size; every refusal here says nothing of the MCP message.
 
-use super::builder::AuthorizeAsync;
-use super::{HttpService, MAX_BODY_BYTES};
-use crate::extensions::Extensions;
+use super::config::{AuthorizeAsync, Config, MAX_BODY_BYTES};
+use crate::dispatch::Extensions;
 use crate::protocol::RpcError;
 use crate::server::guarded;
 use crate::transport::http::body::BodyError;
@@ -18,103 +17,103 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tokio::time::Instant;
 
-impl HttpService {
-    /// Everything decided from the head alone, before a byte of the body is read.
-    pub(super) fn check_head(&self, parts: &Parts, head: &Head<'_>) -> Result<(), Refuse> {
-        let c = &*self.config;
-        if c.path.as_deref().is_some_and(|p| p != parts.uri.path()) {
-            return Err(Refuse::opaque(StatusCode::NOT_FOUND, "Not found"));
-        }
-        let forbidden =
-            |why: &'static str| Refuse::new(StatusCode::FORBIDDEN, RpcError::invalid_request(why));
-        let mut any_host = false;
-        for h in head.values(Read::Host) {
-            any_host = true;
-            let ok = h.to_str().is_ok_and(|h| headers::host_allowed(h, &c.hosts));
-            if !ok {
-                return Err(forbidden("host not allowed"));
-            }
-        }
-        if let Some(a) = parts.uri.authority() {
-            any_host = true;
-            if !headers::host_allowed(a.as_str(), &c.hosts) {
-                return Err(forbidden("host not allowed"));
-            }
-        }
-        if !any_host {
+/// Everything decided from the head alone, before a byte of the body is read.
+pub(super) fn check_head(c: &Config, parts: &Parts, head: &Head<'_>) -> Result<(), Refuse> {
+    if c.path.as_deref().is_some_and(|p| p != parts.uri.path()) {
+        return Err(Refuse::opaque(StatusCode::NOT_FOUND, "Not found"));
+    }
+    let forbidden =
+        |why: &'static str| Refuse::new(StatusCode::FORBIDDEN, RpcError::invalid_request(why));
+    let mut any_host = false;
+    for h in head.values(Read::Host) {
+        any_host = true;
+        let ok = h.to_str().is_ok_and(|h| headers::host_allowed(h, &c.hosts));
+        if !ok {
             return Err(forbidden("host not allowed"));
         }
-        for origin in head.values(Read::Origin) {
-            if !c.origins.allows(origin) {
-                return Err(forbidden("origin not allowed"));
-            }
+    }
+    if let Some(a) = parts.uri.authority() {
+        any_host = true;
+        if !headers::host_allowed(a.as_str(), &c.hosts) {
+            return Err(forbidden("host not allowed"));
         }
-        if parts.method != Method::POST {
-            let mut r = Refuse::new(
-                StatusCode::METHOD_NOT_ALLOWED,
-                RpcError::invalid_request("only POST is served"),
-            );
-            r.allow_post = true;
-            return Err(r);
+    }
+    if !any_host {
+        return Err(forbidden("host not allowed"));
+    }
+    for origin in head.values(Read::Origin) {
+        if !c.origins.allows(origin) {
+            return Err(forbidden("origin not allowed"));
         }
-        match std::panic::catch_unwind(AssertUnwindSafe(|| (c.authorize)(parts))) {
+    }
+    if parts.method != Method::POST {
+        let mut r = Refuse::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            RpcError::invalid_request("only POST is served"),
+        );
+        r.allow_post = true;
+        return Err(r);
+    }
+    match std::panic::catch_unwind(AssertUnwindSafe(|| (c.authorize)(parts))) {
+        Ok(Ok(())) => {}
+        Ok(Err(refusal)) => return Err(refused("authorize", &refusal)),
+        Err(_) => return Err(panicked("authorize")),
+    }
+    if let Some(refuse) = media_refusal(head) {
+        return Err(refuse);
+    }
+    if head.has(Read::TransferEncoding) {
+        return Err(Refuse::new(
+            StatusCode::LENGTH_REQUIRED,
+            RpcError::invalid_request("a Content-Length is required"),
+        ));
+    }
+    for len in head.values(Read::ContentLength) {
+        let n = len.to_str().ok().and_then(|s| s.trim().parse::<u64>().ok());
+        match n {
+            Some(n) if n <= MAX_BODY_BYTES as u64 => {}
+            _ => return Err(too_large()),
+        }
+    }
+    Ok(())
+}
+
+/// The asynchronous hook, caught if it panics and bounded by the read deadline.
+pub(super) async fn run_authorize_async(
+    hook: &Arc<AuthorizeAsync>,
+    parts: &Parts,
+    deadline: Instant,
+) -> Result<Extensions, Refuse> {
+    let run = guarded(|| hook(parts));
+    match tokio::time::timeout_at(deadline, run).await {
+        Ok(Ok(Ok(extensions))) => Ok(extensions),
+        Ok(Ok(Err(refusal))) => Err(refused("authorize_async", &refusal)),
+        Ok(Err(())) => Err(panicked("authorize_async")),
+        Err(_) => {
+            tracing::warn!("authorize_async did not answer before the read deadline");
+            Err(Refuse::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                RpcError::internal(),
+            ))
+        }
+    }
+}
+
+/// The `authorize_body` hook, when set, on the body exactly as received; caught if it
+/// panics.
+pub(super) fn run_authorize_body(
+    config: &Config,
+    parts: &Parts,
+    bytes: &Bytes,
+) -> Result<(), Refuse> {
+    if let Some(hook) = &config.authorize_body {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| hook(parts, bytes))) {
             Ok(Ok(())) => {}
-            Ok(Err(refusal)) => return Err(refused("authorize", &refusal)),
-            Err(_) => return Err(panicked("authorize")),
-        }
-        if let Some(refuse) = media_refusal(head) {
-            return Err(refuse);
-        }
-        if head.has(Read::TransferEncoding) {
-            return Err(Refuse::new(
-                StatusCode::LENGTH_REQUIRED,
-                RpcError::invalid_request("a Content-Length is required"),
-            ));
-        }
-        for len in head.values(Read::ContentLength) {
-            let n = len.to_str().ok().and_then(|s| s.trim().parse::<u64>().ok());
-            match n {
-                Some(n) if n <= MAX_BODY_BYTES as u64 => {}
-                _ => return Err(too_large()),
-            }
-        }
-        Ok(())
-    }
-
-    /// The asynchronous hook, caught if it panics and bounded by the read deadline.
-    pub(super) async fn run_authorize_async(
-        &self,
-        hook: &Arc<AuthorizeAsync>,
-        parts: &Parts,
-        deadline: Instant,
-    ) -> Result<Extensions, Refuse> {
-        let run = guarded(|| hook(parts));
-        match tokio::time::timeout_at(deadline, run).await {
-            Ok(Ok(Ok(extensions))) => Ok(extensions),
-            Ok(Ok(Err(refusal))) => Err(refused("authorize_async", &refusal)),
-            Ok(Err(())) => Err(panicked("authorize_async")),
-            Err(_) => {
-                tracing::warn!("authorize_async did not answer before the read deadline");
-                Err(Refuse::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    RpcError::internal(),
-                ))
-            }
+            Ok(Err(refusal)) => return Err(refused("authorize_body", &refusal)),
+            Err(_) => return Err(panicked("authorize_body")),
         }
     }
-
-    /// The `authorize_body` hook, when set, on the body exactly as received; caught if it
-    /// panics.
-    pub(super) fn run_authorize_body(&self, parts: &Parts, bytes: &Bytes) -> Result<(), Refuse> {
-        if let Some(hook) = &self.config.authorize_body {
-            match std::panic::catch_unwind(AssertUnwindSafe(|| hook(parts, bytes))) {
-                Ok(Ok(())) => {}
-                Ok(Err(refusal)) => return Err(refused("authorize_body", &refusal)),
-                Err(_) => return Err(panicked("authorize_body")),
-            }
-        }
-        Ok(())
-    }
+    Ok(())
 }
 
 /// The refusal of a body that could not be read whole: too large (413, naming the limit),

@@ -1,7 +1,7 @@
 //! The MCP headers against the decoded body: the revision a request is served at (its era,
 //! from `MCP-Protocol-Version`), `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers.
 
-use super::HttpService;
+use super::config::Config;
 use crate::dispatch::Carrier;
 use crate::protocol::{codes, Incoming, Meta, Revision, RpcError};
 use crate::server::Era;
@@ -14,95 +14,93 @@ use std::sync::Arc;
 const MODERN: &str = Revision::V2026_07_28.as_str();
 const LEGACY: &str = Revision::V2025_11_25.as_str();
 
-impl HttpService {
-    /// The era of a request: `MCP-Protocol-Version` first, then the body's `_meta`.
-    /// Checked once the body is decoded, so that the refusal echoes the request's id.
-    ///
-    /// The header names 2026-07-28: the request is modern and must carry the modern `_meta`.
-    /// It names 2025-11-25, or is absent while the body speaks no modern `_meta`: the request
-    /// is served at 2025-11-25, as stdio serves it. Any other value (2025-06-18 and older
-    /// included: this endpoint never negotiates them, its `initialize` answers 2025-11-25) is
-    /// 400 -32022 naming what is served, as the 2025-11-25 transport prescribes.
-    pub(super) fn era_of(&self, head: &Head<'_>, m: &Incoming<'_>) -> Result<Era, Refuse> {
-        let served = self.config.served();
-        let header = head
-            .single(Read::ProtocolVersion, Encoding::Plain)
-            .map_err(|e| mismatch(&e))?;
-        let meta = m.meta();
-        let meta_version = meta.and_then(|meta| meta.protocol_version.as_ref());
-        let disagrees = |v: &str| meta_version.is_some_and(|m| m.as_str() != Some(v));
-        let modern = match header.as_deref() {
-            Some(MODERN) => true,
-            Some(LEGACY) if self.config.legacy => false,
-            Some(v) => return Err(Refuse::new(StatusCode::BAD_REQUEST, unsupported(v, served))),
-            None => {
-                let speaks_modern = meta.is_some_and(Meta::speaks_modern);
-                if speaks_modern || !self.config.legacy {
-                    return Err(mismatch(&HeaderError::Missing(
-                        Read::ProtocolVersion.name().to_string(),
-                    )));
-                }
-                false
-            }
-        };
-        if let Some(v) = header.as_deref() {
-            if disagrees(v) {
-                return Err(mismatch(&HeaderError::Mismatch(
+/// The era of a request: `MCP-Protocol-Version` first, then the body's `_meta`.
+/// Checked once the body is decoded, so that the refusal echoes the request's id.
+///
+/// The header names 2026-07-28: the request is modern and must carry the modern `_meta`.
+/// It names 2025-11-25, or is absent while the body speaks no modern `_meta`: the request
+/// is served at 2025-11-25, as stdio serves it. Any other value (2025-06-18 and older
+/// included: this endpoint never negotiates them, its `initialize` answers 2025-11-25) is
+/// 400 -32022 naming what is served, as the 2025-11-25 transport prescribes.
+pub(super) fn era_of(config: &Config, head: &Head<'_>, m: &Incoming<'_>) -> Result<Era, Refuse> {
+    let served = config.served();
+    let header = head
+        .single(Read::ProtocolVersion, Encoding::Plain)
+        .map_err(|e| mismatch(&e))?;
+    let meta = m.meta();
+    let meta_version = meta.and_then(|meta| meta.protocol_version.as_ref());
+    let disagrees = |v: &str| meta_version.is_some_and(|m| m.as_str() != Some(v));
+    let modern = match header.as_deref() {
+        Some(MODERN) => true,
+        Some(LEGACY) if config.legacy => false,
+        Some(v) => return Err(Refuse::new(StatusCode::BAD_REQUEST, unsupported(v, served))),
+        None => {
+            let speaks_modern = meta.is_some_and(Meta::speaks_modern);
+            if speaks_modern || !config.legacy {
+                return Err(mismatch(&HeaderError::Missing(
                     Read::ProtocolVersion.name().to_string(),
                 )));
             }
+            false
         }
-        Ok(Era {
-            carrier: Carrier::Http,
-            served,
-            bare_is_legacy: !modern,
-        })
+    };
+    if let Some(v) = header.as_deref() {
+        if disagrees(v) {
+            return Err(mismatch(&HeaderError::Mismatch(
+                Read::ProtocolVersion.name().to_string(),
+            )));
+        }
     }
+    Ok(Era {
+        carrier: Carrier::Http,
+        served,
+        bare_is_legacy: !modern,
+    })
+}
 
-    /// `Mcp-Name` and the `Mcp-Param-*` headers of a tool call: required at 2026-07-28; at
-    /// 2025-11-25, which defines none of them, checked against the body when present. At both,
-    /// an `Mcp-Name` on a method that names nothing, and an `Mcp-Param-*` that names no
-    /// `x-mcp-header` argument of the called tool (or sits on a request that calls no tool),
-    /// are refused: a proxy would route on what the server never reads.
-    pub(super) fn check_names(
-        &self,
-        head: &Head<'_>,
-        m: &Incoming<'_>,
-        presence: Presence,
-    ) -> Result<(), HeaderError> {
-        let field = match &*m.method {
-            "tools/call" | "prompts/get" => "name",
-            "resources/read" => "uri",
-            // A method that names nothing: an `Mcp-Name` would route it as if it did.
-            _ if head.has(Read::McpName) => {
-                return Err(HeaderError::Unexpected(Read::McpName.name().to_string()))
-            }
-            _ => return params_named_in(head, &[]),
-        };
-        let params = m.params.as_ref();
-        let named = params.and_then(|p| p.text(field));
-        head.require_eq(Read::McpName, Encoding::MayEncode, named, presence)?;
-        if m.method != "tools/call" {
-            return params_named_in(head, &[]);
+/// `Mcp-Name` and the `Mcp-Param-*` headers of a tool call: required at 2026-07-28; at
+/// 2025-11-25, which defines none of them, checked against the body when present. At both,
+/// an `Mcp-Name` on a method that names nothing, and an `Mcp-Param-*` that names no
+/// `x-mcp-header` argument of the called tool (or sits on a request that calls no tool),
+/// are refused: a proxy would route on what the server never reads.
+pub(super) fn check_names(
+    config: &Config,
+    head: &Head<'_>,
+    m: &Incoming<'_>,
+    presence: Presence,
+) -> Result<(), HeaderError> {
+    let field = match &*m.method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        // A method that names nothing: an `Mcp-Name` would route it as if it did.
+        _ if head.has(Read::McpName) => {
+            return Err(HeaderError::Unexpected(Read::McpName.name().to_string()))
         }
-        let server = &self.config.server;
-        let Some((name, annotated)) = named.and_then(|n| Some((n, server.tool_headers(n)?))) else {
-            // No such tool: it has no annotated argument for a header to name.
-            return params_named_in(head, &[]);
-        };
-        let args = params
-            .and_then(|p| p.arguments.as_ref())
-            .and_then(Value::as_object);
-        for (header, property) in annotated {
-            let arg = args.and_then(|a| a.get(&**property));
-            headers::check_param(head.map(), header, arg, presence)?;
-        }
-        match params_named_in(head, annotated) {
-            // A tool whose own annotations are faulty is refused as an internal error when it
-            // is called (500, the diagnosis logged): the caller's headers are not at fault.
-            Err(_) if server.tool_has_header_fault(name) => Ok(()),
-            checked => checked,
-        }
+        _ => return params_named_in(head, &[]),
+    };
+    let params = m.params.as_ref();
+    let named = params.and_then(|p| p.text(field));
+    head.require_eq(Read::McpName, Encoding::MayEncode, named, presence)?;
+    if m.method != "tools/call" {
+        return params_named_in(head, &[]);
+    }
+    let server = &config.server;
+    let Some((name, annotated)) = named.and_then(|n| Some((n, server.tool_headers(n)?))) else {
+        // No such tool: it has no annotated argument for a header to name.
+        return params_named_in(head, &[]);
+    };
+    let args = params
+        .and_then(|p| p.arguments.as_ref())
+        .and_then(Value::as_object);
+    for (header, property) in annotated {
+        let arg = args.and_then(|a| a.get(&**property));
+        headers::check_param(head.map(), header, arg, presence)?;
+    }
+    match params_named_in(head, annotated) {
+        // A tool whose own annotations are faulty is refused as an internal error when it
+        // is called (500, the diagnosis logged): the caller's headers are not at fault.
+        Err(_) if server.tool_has_header_fault(name) => Ok(()),
+        checked => checked,
     }
 }
 

@@ -1,8 +1,8 @@
 //! Reading one frame: the top level, `params` and `params._meta` member by member into their
 //! typed forms, borrowing from the bytes where they have no escapes.
 
-use super::{FrameError, Incoming, Member, Meta, Params, RequestId, Text, MAX_ID_BYTES};
-use super::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
+use super::jsonrpc::{FrameError, Incoming, Member, Meta, Params, RequestId, Text, MAX_ID_BYTES};
+use super::jsonrpc::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
 use crate::protocol::depth::{exceeds_depth, MAX_DEPTH};
 use crate::protocol::error::RpcError;
 use crate::protocol::strict_json::{fill_once, fill_once_strict, insert_once, StrictVisitor};
@@ -304,7 +304,7 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming<'_>, FrameError> {
 mod tests {
     use super::*;
     use crate::protocol::codes;
-    use crate::protocol::jsonrpc::encode_error;
+    use crate::protocol::encode::encode_error;
 
     fn code(bytes: &[u8]) -> i64 {
         decode(bytes).unwrap_err().error.code()

@@ -1,6 +1,6 @@
 //! Writing one answer: a result or an error frame, as one compact JSON line.
 
-use super::RequestId;
+use super::jsonrpc::RequestId;
 use crate::protocol::error::RpcError;
 use serde::Serialize;
 use serde_json::Value;
