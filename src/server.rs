@@ -17,7 +17,7 @@ mod step;
 
 pub use config::{ServerConfig, DEFAULT_PAGE_SIZE};
 #[cfg_attr(not(feature = "http"), allow(unused_imports))]
-pub(crate) use negotiate::{Era, MODERN_ONLY};
+pub(crate) use negotiate::{Era, VersionHeaderFault, MODERN_ONLY};
 #[cfg_attr(not(feature = "http"), allow(unused_imports))]
 pub(crate) use pending::guarded;
 pub(crate) use pending::HostOutcome;

@@ -1,10 +1,11 @@
-//! Which revision serves a request: the one place that decides it, from what the transport
-//! knows before the body (an `Era`) and the request's own `params._meta`; and the check of the
-//! 2025-11-25 opener, `initialize`.
+//! Which revision serves a request: the one place that decides it. The transport supplies only
+//! what it read before the body (on HTTP, the `MCP-Protocol-Version` header's value:
+//! [`Era::of_http`]); the request's own `params._meta` decides the rest ([`revision_of`]).
+//! Beside it, the check of the 2025-11-25 opener, `initialize`.
 
 use crate::dispatch::Carrier;
 use crate::protocol::{
-    codes, Incoming, Member, Params, Revision, RpcError, Text,
+    codes, Incoming, Member, Meta, Params, Revision, RpcError, Text,
     META_CLIENT_CAPABILITIES as CLIENT_CAPABILITIES, META_PROTOCOL_VERSION as PROTOCOL_VERSION,
 };
 use serde_json::{json, Map, Value};
@@ -14,9 +15,11 @@ const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
 /// How a request's revision is found, and which revisions its endpoint serves.
 ///
-/// stdio and host dispatch are dual-era by `_meta`. The HTTP transport decides from the
-/// `MCP-Protocol-Version` header first (`transport/http/service.rs`) and hands the core an era
-/// that says whether a request without the modern `_meta` is a 2025-11-25 request there.
+/// stdio and host dispatch are dual-era by `_meta` ([`Era::of`]). On HTTP the
+/// `MCP-Protocol-Version` header speaks first ([`Era::of_http`]): the era says whether a
+/// request without the modern `_meta` is a 2025-11-25 request there. Once the revision is
+/// found (the HTTP transport checks it before routing, to answer a malformed envelope with a
+/// 400), it travels in the era, and routing does not work it out again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Era {
     /// The transport the request arrived on.
@@ -26,6 +29,21 @@ pub(crate) struct Era {
     /// A request without the modern `_meta` is served at 2025-11-25 (otherwise it is
     /// malformed, and the legacy opener `initialize` is not a method).
     pub(crate) bare_is_legacy: bool,
+    /// The revision, once [`revision_of`] found it for this request.
+    pub(crate) revision: Option<Revision>,
+}
+
+/// Why an HTTP request's `MCP-Protocol-Version` header cannot stand; the transport words the
+/// first two as the header refusals they are (-32020).
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum VersionHeaderFault {
+    /// Absent, where the body speaks the modern `_meta` or only 2026-07-28 is served.
+    Missing,
+    /// Present, and naming another revision than the body's `_meta`.
+    Mismatch,
+    /// A revision this endpoint does not serve: -32022 naming what is served.
+    Unsupported(RpcError),
 }
 
 /// 2026-07-28 only: an HTTP endpoint that does not serve the legacy revision.
@@ -39,8 +57,75 @@ impl Era {
             carrier,
             served: &Revision::ALL,
             bare_is_legacy: true,
+            revision: None,
         }
     }
+
+    /// The era of an HTTP request: `header` is the `MCP-Protocol-Version` header's one value
+    /// (`None` when absent), `meta` the body's `params._meta`, `served` what the endpoint serves.
+    ///
+    /// The header names 2026-07-28: the request is modern and must carry the modern `_meta`.
+    /// It names 2025-11-25 where that is served, or is absent while the body speaks no modern
+    /// `_meta`: the request is served at 2025-11-25, as stdio serves it. Any other value
+    /// (2025-06-18 and older included: this endpoint never negotiates them, its `initialize`
+    /// answers 2025-11-25) is -32022 naming what is served, as the 2025-11-25 transport
+    /// prescribes. A header that names another revision than `_meta` does is a mismatch.
+    ///
+    /// # Errors
+    /// The [`VersionHeaderFault`].
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn of_http(
+        header: Option<&str>,
+        meta: Option<&Meta<'_>>,
+        served: &'static [Revision],
+    ) -> Result<Era, VersionHeaderFault> {
+        let legacy_served = served.contains(&Revision::V2025_11_25);
+        let modern = match header.map(str::parse::<Revision>) {
+            Some(Ok(Revision::V2026_07_28)) => true,
+            Some(Ok(Revision::V2025_11_25)) if legacy_served => false,
+            Some(_) => {
+                let requested = header.unwrap_or_default();
+                return Err(VersionHeaderFault::Unsupported(unsupported(
+                    requested, served,
+                )));
+            }
+            None if meta.is_some_and(Meta::speaks_modern) || !legacy_served => {
+                return Err(VersionHeaderFault::Missing);
+            }
+            None => false,
+        };
+        let meta_version = meta.and_then(|meta| meta.protocol_version.as_ref());
+        if let (Some(v), Some(said)) = (header, meta_version) {
+            if said.as_str() != Some(v) {
+                return Err(VersionHeaderFault::Mismatch);
+            }
+        }
+        Ok(Era {
+            carrier: Carrier::Http,
+            served,
+            bare_is_legacy: !modern,
+            revision: None,
+        })
+    }
+
+    /// The same era, carrying the revision [`revision_of`] found.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_revision(self, revision: Revision) -> Era {
+        Era {
+            revision: Some(revision),
+            ..self
+        }
+    }
+}
+
+/// -32022: `requested` is not served; `data` names what is.
+fn unsupported(requested: &str, served: &[Revision]) -> RpcError {
+    let list: Vec<&str> = served.iter().map(|r| r.as_str()).collect();
+    RpcError::new(
+        codes::UNSUPPORTED_PROTOCOL_VERSION,
+        "Unsupported protocol version",
+    )
+    .with_data(json!({ "supported": list, "requested": requested }))
 }
 
 /// The revision a request is served at, from `params._meta`.
@@ -65,17 +150,9 @@ pub(super) fn revision_of(m: &Incoming<'_>, era: Era) -> Result<Revision, RpcErr
         None if meta.speaks_modern() => return Err(missing_field(PROTOCOL_VERSION, "is required")),
         None => return legacy(era),
     };
-    let served = era.served;
     let revision = match requested.parse::<Revision>() {
-        Ok(r) if served.contains(&r) => r,
-        _ => {
-            let list: Vec<&str> = served.iter().map(|r| r.as_str()).collect();
-            return Err(RpcError::new(
-                codes::UNSUPPORTED_PROTOCOL_VERSION,
-                "Unsupported protocol version",
-            )
-            .with_data(json!({ "supported": list, "requested": requested })));
-        }
+        Ok(r) if era.served.contains(&r) => r,
+        _ => return Err(unsupported(requested, era.served)),
     };
     if revision.is_modern() {
         match &meta.client_capabilities {
@@ -202,4 +279,82 @@ fn initialize_fault(field: &str, problem: &str) -> RpcError {
         format!("{field} {problem}"),
         json!({ "field": field, "method": "initialize" }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::decode::decode;
+
+    const BOTH: &[Revision] = &Revision::ALL;
+
+    /// The era `header` gives a request whose body is `frame`, on an endpoint serving `served`.
+    fn era(
+        header: Option<&str>,
+        frame: &str,
+        served: &'static [Revision],
+    ) -> Result<Era, VersionHeaderFault> {
+        let m = decode(frame.as_bytes()).expect("a valid frame");
+        Era::of_http(header, m.meta(), served)
+    }
+
+    const BARE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    const MODERN_META: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+
+    #[test]
+    fn the_header_picks_the_era_and_the_body_must_agree() {
+        let modern = era(Some("2026-07-28"), MODERN_META, BOTH).expect("modern");
+        assert!(!modern.bare_is_legacy);
+        assert_eq!(modern.revision, None);
+        let legacy = era(Some("2025-11-25"), BARE, BOTH).expect("legacy");
+        assert!(legacy.bare_is_legacy);
+        assert_eq!(era(None, BARE, BOTH).map(|e| e.bare_is_legacy), Ok(true));
+        assert_eq!(
+            era(Some("2025-11-25"), MODERN_META, BOTH),
+            Err(VersionHeaderFault::Mismatch)
+        );
+    }
+
+    #[test]
+    fn an_absent_header_is_missing_where_the_body_or_the_endpoint_is_modern() {
+        assert_eq!(
+            era(None, MODERN_META, BOTH),
+            Err(VersionHeaderFault::Missing)
+        );
+        assert_eq!(
+            era(None, BARE, MODERN_ONLY),
+            Err(VersionHeaderFault::Missing)
+        );
+    }
+
+    #[test]
+    fn a_revision_not_served_is_32022_naming_what_is() {
+        for (header, served) in [
+            ("2025-06-18", BOTH),
+            ("2025-11-25", MODERN_ONLY),
+            ("x", BOTH),
+        ] {
+            let Err(VersionHeaderFault::Unsupported(e)) = era(Some(header), BARE, served) else {
+                panic!("{header} on {served:?} must be unsupported");
+            };
+            assert_eq!(e.code(), codes::UNSUPPORTED_PROTOCOL_VERSION);
+            let listed: Vec<&str> = served.iter().map(|r| r.as_str()).collect();
+            assert_eq!(
+                e.data(),
+                Some(&json!({ "supported": listed, "requested": header }))
+            );
+        }
+    }
+
+    #[test]
+    fn a_found_revision_travels_in_the_era() {
+        let m = decode(MODERN_META.as_bytes()).expect("a valid frame");
+        let era = Era::of_http(Some("2026-07-28"), m.meta(), BOTH).expect("modern");
+        let found = revision_of(&m, era);
+        assert!(found.is_err(), "2026-07-28 requires clientCapabilities");
+        assert_eq!(
+            era.with_revision(Revision::V2026_07_28).revision,
+            Some(Revision::V2026_07_28)
+        );
+    }
 }

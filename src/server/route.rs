@@ -65,7 +65,8 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: E
         }
         _ => {}
     }
-    let revision = match revision_of(&m, era) {
+    let negotiated = era.revision.map_or_else(|| revision_of(&m, era), Ok);
+    let revision = match negotiated {
         Ok(r) => r,
         Err(e) => {
             counted(None);

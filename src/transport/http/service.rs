@@ -300,9 +300,10 @@ impl HttpService {
         }
         // The envelope is checked before routing: a malformed one is a 400, not a 200 about
         // content.
-        server
+        let revision = server
             .revision_for(&m, era)
             .map_err(|e| with_id(Refuse::new(refusal::status_of(Some(e.code())).max_400(), e)))?;
+        let era = era.with_revision(revision);
         let reply = match server.handle_in(m, era, extensions) {
             Step::Reply(r) | Step::Close(Some(r)) => r,
             Step::Pending(p) => self.config.exec.run(p).await,

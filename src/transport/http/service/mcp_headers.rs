@@ -2,9 +2,8 @@
 //! from `MCP-Protocol-Version`), `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers.
 
 use super::config::Config;
-use crate::dispatch::Carrier;
-use crate::protocol::{codes, Incoming, Meta, Revision, RpcError};
-use crate::server::Era;
+use crate::protocol::{codes, Incoming, Revision, RpcError};
+use crate::server::{Era, VersionHeaderFault};
 use crate::transport::http::headers::{self, Encoding, Head, HeaderError, Presence, Read};
 use crate::transport::http::refusal::Refuse;
 use http::StatusCode;
@@ -12,49 +11,19 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 
 const MODERN: &str = Revision::V2026_07_28.as_str();
-const LEGACY: &str = Revision::V2025_11_25.as_str();
 
-/// The era of a request: `MCP-Protocol-Version` first, then the body's `_meta`.
-/// Checked once the body is decoded, so that the refusal echoes the request's id.
-///
-/// The header names 2026-07-28: the request is modern and must carry the modern `_meta`.
-/// It names 2025-11-25, or is absent while the body speaks no modern `_meta`: the request
-/// is served at 2025-11-25, as stdio serves it. Any other value (2025-06-18 and older
-/// included: this endpoint never negotiates them, its `initialize` answers 2025-11-25) is
-/// 400 -32022 naming what is served, as the 2025-11-25 transport prescribes.
+/// The era of a request, negotiated by the core ([`Era::of_http`]) from the
+/// `MCP-Protocol-Version` header's value and the body's `_meta`. Checked once the body is
+/// decoded, so that the refusal echoes the request's id.
 pub(super) fn era_of(config: &Config, head: &Head<'_>, m: &Incoming<'_>) -> Result<Era, Refuse> {
-    let served = config.served();
     let header = head
         .single(Read::ProtocolVersion, Encoding::Plain)
         .map_err(|e| mismatch(&e))?;
-    let meta = m.meta();
-    let meta_version = meta.and_then(|meta| meta.protocol_version.as_ref());
-    let disagrees = |v: &str| meta_version.is_some_and(|m| m.as_str() != Some(v));
-    let modern = match header.as_deref() {
-        Some(MODERN) => true,
-        Some(LEGACY) if config.legacy => false,
-        Some(v) => return Err(Refuse::new(StatusCode::BAD_REQUEST, unsupported(v, served))),
-        None => {
-            let speaks_modern = meta.is_some_and(Meta::speaks_modern);
-            if speaks_modern || !config.legacy {
-                return Err(mismatch(&HeaderError::Missing(
-                    Read::ProtocolVersion.name().to_string(),
-                )));
-            }
-            false
-        }
-    };
-    if let Some(v) = header.as_deref() {
-        if disagrees(v) {
-            return Err(mismatch(&HeaderError::Mismatch(
-                Read::ProtocolVersion.name().to_string(),
-            )));
-        }
-    }
-    Ok(Era {
-        carrier: Carrier::Http,
-        served,
-        bare_is_legacy: !modern,
+    let name = || Read::ProtocolVersion.name().to_string();
+    Era::of_http(header.as_deref(), m.meta(), config.served()).map_err(|fault| match fault {
+        VersionHeaderFault::Missing => mismatch(&HeaderError::Missing(name())),
+        VersionHeaderFault::Mismatch => mismatch(&HeaderError::Mismatch(name())),
+        VersionHeaderFault::Unsupported(e) => Refuse::new(StatusCode::BAD_REQUEST, e),
     })
 }
 
@@ -123,16 +92,6 @@ fn params_named_in(head: &Head<'_>, annotated: &[(String, Arc<str>)]) -> Result<
 pub(super) fn says_modern(head: &Head<'_>) -> bool {
     head.values(Read::ProtocolVersion)
         .any(|v| v.as_bytes() == MODERN.as_bytes())
-}
-
-/// -32022 naming what this endpoint serves.
-fn unsupported(requested: &str, served: &[Revision]) -> RpcError {
-    let served: Vec<&str> = served.iter().map(|r| r.as_str()).collect();
-    RpcError::new(
-        codes::UNSUPPORTED_PROTOCOL_VERSION,
-        "Unsupported protocol version",
-    )
-    .with_data(json!({ "supported": served, "requested": requested }))
 }
 
 /// 400 -32020: a header that is missing, malformed, or disagrees with the body.
