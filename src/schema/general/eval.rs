@@ -33,7 +33,7 @@ use super::MAX_INSTANCE_DEPTH;
 
 /// How many subschema evaluations may nest: four in-place applicators at each of 64 instance
 /// levels, and what a 2 MiB worker stack holds even in a debug build
-/// (`tests/schema_general.rs::the_most_nested_evaluation_fits_a_two_mib_stack`).
+/// (`tests/it/schema_general.rs::the_most_nested_evaluation_fits_a_two_mib_stack`).
 pub(super) const MAX_NESTED: u32 = 256;
 
 /// The most the memo table of one validation may hold: 4 MiB, some 100,000 verdicts. Past it a
