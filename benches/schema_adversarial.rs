@@ -16,7 +16,8 @@
 //!   while two other connections send, in a loop, good calls (the baseline: on two cores any
 //!   two busy neighbours slow it), depth-20 trees, and 1 MiB colliding pairs.
 
-#[path = "../tests/support/adversarial.rs"]
+#[allow(dead_code)] // shared with `tests/it`; this bench uses part of it
+#[path = "../tests/it/support/adversarial.rs"]
 mod adversarial;
 #[path = "../tests/support/peak.rs"]
 mod peak;

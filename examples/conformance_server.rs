@@ -9,7 +9,7 @@
 //! Serves `conformance/catalog.rs` over stateless HTTP at `/mcp`. With `--print-addr` the
 //! bound address is printed on stdout once the socket listens (port 0 picks a free one).
 //! With `--stdio` the same catalog is served over stdio at both revisions, which the suite
-//! cannot reach: the project's own tests drive it there (`tests/stdio_content.rs`).
+//! cannot reach: the project's own tests drive it there (`tests/it/stdio_content.rs`).
 
 #[path = "../conformance/catalog.rs"]
 mod catalog;

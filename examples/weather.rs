@@ -14,7 +14,7 @@
 //! `--runtime-restarts N` serves stdio under the supervised runtime instead of the bare
 //! transport, and restarts the stdio connection N times, every `--restart-every-ms` (default
 //! 25) milliseconds, logging `stdio transport restarted` on stderr after each; it exits once
-//! stdin is closed and the connection has answered what it read. `tests/runtime_stdio_restarts.rs`
+//! stdin is closed and the connection has answered what it read. `tests/it/runtime_stdio_restarts.rs`
 //! drives it to show that a restart loses no request.
 //!
 //! `--http ADDR` serves under the supervised runtime: the listener is an actor under the

@@ -4,8 +4,12 @@
 //! a failing composition over a wide array — are counted in steps (the [`Budget`]) and in
 //! peak heap bytes, from 1 KiB to 1 MiB. Work per byte must not rise with size. Nothing here
 //! reads a clock.
+//!
+//! A binary of its own, not a module of `tests/it`: its `#[global_allocator]` counts every
+//! allocation of the process, so it is one per binary and no other test may allocate beside it.
 
-#[path = "support/adversarial.rs"]
+#[allow(dead_code)] // shared with `tests/it`; this binary uses part of it
+#[path = "it/support/adversarial.rs"]
 mod adversarial;
 #[path = "support/peak.rs"]
 mod peak;

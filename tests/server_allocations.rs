@@ -5,6 +5,9 @@
 //!
 //! The one test in this file runs on a current-thread runtime, so nothing else allocates while
 //! it counts.
+//!
+//! A binary of its own, not a module of `tests/it`: its `#[global_allocator]` counts every
+//! allocation of the process, so it is one per binary and no other test may allocate beside it.
 #![allow(unsafe_code)] // the counting allocator below; test-only
 
 use beam_mcp::{Carrier, Catalog, Server, ServerConfig, Step, ToolCall, ToolOutput, ToolSpec};

@@ -1,6 +1,9 @@
 //! Arguments reach the host keyed by the schema's own names, values untouched; what the
 //! schema admits without declaring reaches the host apart (a typed handler's flattened map
 //! included) and is dropped with the call, so memory does not grow with distinct caller keys.
+//!
+//! A binary of its own, not a module of `tests/it`: its `#[global_allocator]` counts every
+//! allocation of the process, so it is one per binary and no other test may allocate beside it.
 #![allow(unsafe_code)] // the counting allocator below; test-only
 
 use beam_mcp::{

@@ -3,8 +3,13 @@
 //! 10; CI runs the default, `SOAK_SECS=600 cargo test --test soak_http` runs longer). After it:
 //! every good call answered, resident memory and descriptors back near their start, no
 //! connection task left. 127.0.0.1 only; every loop is bounded by the soak's deadline.
+//!
+//! A binary of its own, not a module of `tests/it`: it reads this process's resident memory and
+//! open descriptors (`/proc/self`), which tests running beside it in one process would move, and
+//! it installs a process-wide panic hook.
 
-#[path = "support/runtime_host.rs"]
+#[allow(dead_code)] // shared with `tests/it`; this binary uses part of it
+#[path = "it/support/runtime_host.rs"]
 mod host;
 
 use beam_mcp::runtime::{Application, ApplicationConfig};

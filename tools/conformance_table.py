@@ -125,7 +125,7 @@ def summarize(args):
 
 
 def render(summary):
-    """The page's rows. tests/docs_conformance_table.rs renders the same bytes in Rust."""
+    """The page's rows. tests/it/docs_conformance_table.rs renders the same bytes in Rust."""
     suite = summary["suite"].rsplit("@", 1)[1]
     rows = [
         "| revision | scored scenarios passing | claimed surface passing | run |",

@@ -357,7 +357,7 @@ def summarize(args):
 
 
 def cell(run):
-    """One table cell. tests/docs_interop_table.rs renders the same bytes in Rust."""
+    """One table cell. tests/it/docs_interop_table.rs renders the same bytes in Rust."""
     if run is None:
         return "not run"
     if run["revision"] is None:
@@ -370,7 +370,7 @@ def cell(run):
 
 
 def render(summary):
-    """The page's rows. tests/docs_interop_table.rs renders the same bytes in Rust."""
+    """The page's rows. tests/it/docs_interop_table.rs renders the same bytes in Rust."""
     rows = [
         "| client | default mode | stdio | Streamable HTTP |",
         "|---|---|---|---|",

@@ -1,5 +1,5 @@
 //! The MCP Apps host's configuration, shared by `examples/mcp_app/main.rs` and the test that
-//! drives it in-process over HTTP (`tests/extension_mcp_apps.rs`).
+//! drives it in-process over HTTP (`tests/it/extension_mcp_apps.rs`).
 //!
 //! The server declares the MCP Apps extension (`io.modelcontextprotocol/ui`) in its 2026-07-28
 //! capabilities, lists its view as a resource of MIME type `text/html;profile=mcp-app`, and

@@ -7,7 +7,7 @@
 //!
 //! `app.rs` holds the configuration: the extension `io.modelcontextprotocol/ui` declared in the
 //! 2026-07-28 capabilities, the view `ui://weather/view.html` (`text/html;profile=mcp-app`) as a
-//! resource, and the tool `get_weather` whose `_meta` names it. `tests/extension_mcp_apps.rs`
+//! resource, and the tool `get_weather` whose `_meta` names it. `tests/it/extension_mcp_apps.rs`
 //! drives this binary over stdio and the same configuration over HTTP.
 
 mod app;

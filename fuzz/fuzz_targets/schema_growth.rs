@@ -46,7 +46,8 @@
 //! (36 steps per value) before `equal::Hashes` kept the hashes of nested arrays.
 #![no_main]
 
-#[path = "../../tests/support/adversarial.rs"]
+#[allow(dead_code)] // shared with `tests/it`; this target uses part of it
+#[path = "../../tests/it/support/adversarial.rs"]
 mod adversarial;
 
 use beam_mcp::schema::{Budget, Schema, MAX_INSTANCE_DEPTH};

@@ -11,7 +11,7 @@ use super::super::MAX_INSTANCE_DEPTH;
 
 /// How many subschema evaluations may nest: four in-place applicators at each of 64 instance
 /// levels, and what a 2 MiB worker stack holds even in a debug build
-/// (`tests/schema_general.rs::the_most_nested_evaluation_fits_a_two_mib_stack`).
+/// (`tests/it/schema_general.rs::the_most_nested_evaluation_fits_a_two_mib_stack`).
 pub(super) const MAX_NESTED: u32 = 256;
 
 /// What ended an evaluation early.
