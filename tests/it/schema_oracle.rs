@@ -968,8 +968,22 @@ fn agrees_with_jsonschema_on_random_general_schemas() {
             }
         }
         let mut rng = Rng(seed);
-        for _ in 0..INSTANCES_PER_SCHEMA {
-            let inst = instance(&raw, &raw, &mut rng, 0);
+        let instances: Vec<Value> = (0..INSTANCES_PER_SCHEMA)
+            .map(|_| instance(&raw, &raw, &mut rng, 0))
+            .collect();
+        // The same jsonschema panic can come later, from a reference resolved lazily while
+        // validating: such a schema has no oracle either, and is skipped whole.
+        let judged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            instances
+                .iter()
+                .map(|inst| theirs.is_valid(inst))
+                .collect::<Vec<bool>>()
+        }));
+        let Ok(oracle_verdicts) = judged else {
+            ORACLE_PANICS.fetch_add(1, Ordering::Relaxed);
+            return Ok(());
+        };
+        for (inst, oracle_valid) in instances.into_iter().zip(oracle_verdicts) {
             let mut budget = Budget::default();
             let verdict = ours.validate_within(&inst, &mut budget);
             if let Err(v) = &verdict {
@@ -983,7 +997,7 @@ fn agrees_with_jsonschema_on_random_general_schemas() {
             }
             prop_assert_eq!(
                 verdict.is_ok(),
-                theirs.is_valid(&inst),
+                oracle_valid,
                 "schema {} instance {} ours {:?}",
                 raw,
                 inst,
