@@ -88,7 +88,7 @@ pub use dispatch::{
 };
 pub use error::{ConfigError, ConfigItem, HeaderFault};
 pub use handler::{Args, Extension, Json};
-pub use protocol::outcome::{Outcome, RefusalReason, Refused};
+pub use protocol::outcome::{Outcome, Refused, Unserved};
 pub use schema::Arguments;
 pub use server::{Answer, Pending, Reply, Server, ServerConfig, Step, DEFAULT_PAGE_SIZE};
 

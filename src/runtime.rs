@@ -75,7 +75,9 @@ mod stdio;
 
 pub use config::{ApplicationConfig, DEFAULT_DEADLINE, DEFAULT_QUEUE, DEFAULT_WORKERS};
 pub use error::ApplicationError;
-pub use message::{ApplicationMsg, DispatchError, DispatchResult, ToolReply, RUNTIME_REFUSAL_CODE};
+pub use message::{
+    ApplicationMsg, DispatchError, DispatchResult, ToolResult, RUNTIME_REFUSAL_CODE,
+};
 pub use pool::PoolStats;
 pub use stdio::{StdioConnector, StdioIo};
 
@@ -301,7 +303,7 @@ impl ApplicationRef {
     /// # Errors
     /// A [`DispatchError`] when the call is refused: unknown tool, invalid arguments, an
     /// overloaded pool, an expired deadline, a pool that is not running. A tool's own failure
-    /// is an `Ok` [`ToolReply`] with [`ToolReply::is_error`].
+    /// is an `Ok` [`ToolResult`] with [`ToolResult::is_error`].
     pub async fn dispatch(&self, tool: &str, arguments: Value) -> DispatchResult {
         self.dispatch_with(tool, arguments, Extensions::new()).await
     }

@@ -22,7 +22,7 @@ pub(crate) use negotiate::{Era, VersionHeaderFault, MODERN_ONLY};
 pub(crate) use pending::guarded;
 pub(crate) use pending::HostOutcome;
 pub use pending::Pending;
-pub(crate) use refusals::refusal;
+pub(crate) use refusals::unserved_reply;
 pub use reply::Reply;
 pub use step::{Answer, Step};
 

@@ -1,7 +1,7 @@
 //! JSON-RPC error objects and the codes MCP gives them.
 
 use super::codes;
-use super::outcome::{Kind, RefusalReason, Refused};
+use super::outcome::{Kind, Refused, Unserved};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
@@ -34,7 +34,7 @@ impl RpcError {
     }
 
     /// -32603 for a valid request the runtime could not serve now, the reason as data.
-    pub(crate) fn unserved(reason: RefusalReason) -> Self {
+    pub(crate) fn unserved(reason: Unserved) -> Self {
         Self::internal()
             .with_data(serde_json::json!({ "reason": reason.as_str() }))
             .of_kind(Kind::Unserved(reason))

@@ -47,10 +47,10 @@ impl Outcome {
 }
 
 /// Why a request that was valid could not be served now: the runtime's own refusals, each
-/// answered -32603 with its [`RefusalReason::as_str`] as `data.reason`.
+/// answered -32603 with its [`Unserved::as_str`] as `data.reason`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum RefusalReason {
+pub enum Unserved {
     /// The dispatch pool's queue was full: retry later.
     Overloaded,
     /// The work ran (or waited) past the pool's deadline and was abandoned.
@@ -61,19 +61,19 @@ pub enum RefusalReason {
     ShuttingDown,
 }
 
-impl RefusalReason {
+impl Unserved {
     /// The reason as it travels in `data.reason`.
     pub const fn as_str(self) -> &'static str {
         match self {
-            RefusalReason::Overloaded => "overloaded",
-            RefusalReason::Deadline => "deadline",
-            RefusalReason::Unavailable => "unavailable",
-            RefusalReason::ShuttingDown => "shutting down",
+            Unserved::Overloaded => "overloaded",
+            Unserved::Deadline => "deadline",
+            Unserved::Unavailable => "unavailable",
+            Unserved::ShuttingDown => "shutting down",
         }
     }
 }
 
-impl fmt::Display for RefusalReason {
+impl fmt::Display for Unserved {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -105,7 +105,7 @@ pub(crate) enum Kind {
     /// -32603 with nothing said (a host panic, a misconfigured tool).
     Internal,
     /// -32603 for a valid request the runtime could not serve now.
-    Unserved(RefusalReason),
+    Unserved(Unserved),
     /// A code this crate does not give a meaning (a host's own [`crate::protocol::RpcError`]).
     Other,
 }
@@ -126,10 +126,10 @@ impl Kind {
         Kind::MissingCapability,
         Kind::UnsupportedVersion,
         Kind::Internal,
-        Kind::Unserved(RefusalReason::Overloaded),
-        Kind::Unserved(RefusalReason::Deadline),
-        Kind::Unserved(RefusalReason::Unavailable),
-        Kind::Unserved(RefusalReason::ShuttingDown),
+        Kind::Unserved(Unserved::Overloaded),
+        Kind::Unserved(Unserved::Deadline),
+        Kind::Unserved(Unserved::Unavailable),
+        Kind::Unserved(Unserved::ShuttingDown),
         Kind::Other,
     ];
 
@@ -150,10 +150,10 @@ impl Kind {
             Kind::MissingCapability => "missing_capability",
             Kind::UnsupportedVersion => "unsupported_version",
             Kind::Internal => "internal",
-            Kind::Unserved(RefusalReason::Overloaded) => "unserved:overloaded",
-            Kind::Unserved(RefusalReason::Deadline) => "unserved:deadline",
-            Kind::Unserved(RefusalReason::Unavailable) => "unserved:unavailable",
-            Kind::Unserved(RefusalReason::ShuttingDown) => "unserved:shutting down",
+            Kind::Unserved(Unserved::Overloaded) => "unserved:overloaded",
+            Kind::Unserved(Unserved::Deadline) => "unserved:deadline",
+            Kind::Unserved(Unserved::Unavailable) => "unserved:unavailable",
+            Kind::Unserved(Unserved::ShuttingDown) => "unserved:shutting down",
             Kind::Other => "other",
         }
     }
@@ -198,7 +198,7 @@ impl Refused {
     }
 
     /// Why a valid request was not served now, when that is the refusal (-32603).
-    pub fn reason(&self) -> Option<RefusalReason> {
+    pub fn reason(&self) -> Option<Unserved> {
         match self.kind {
             Kind::Unserved(r) => Some(r),
             _ => None,
@@ -269,12 +269,12 @@ impl Refused {
 
     /// The dispatch pool's queue was full: retry later.
     pub fn is_overloaded(&self) -> bool {
-        self.reason() == Some(RefusalReason::Overloaded)
+        self.reason() == Some(Unserved::Overloaded)
     }
 
     /// The work ran or waited past the pool's deadline and was abandoned.
     pub fn is_deadline(&self) -> bool {
-        self.reason() == Some(RefusalReason::Deadline)
+        self.reason() == Some(Unserved::Deadline)
     }
 
     /// Nothing could run the work: the pool is restarting or stopped, or the connection or
@@ -282,13 +282,13 @@ impl Refused {
     pub fn is_unavailable(&self) -> bool {
         matches!(
             self.reason(),
-            Some(RefusalReason::Unavailable | RefusalReason::ShuttingDown)
+            Some(Unserved::Unavailable | Unserved::ShuttingDown)
         )
     }
 
     /// The connection or runtime is stopping (one case of [`Refused::is_unavailable`]).
     pub fn is_shutting_down(&self) -> bool {
-        self.reason() == Some(RefusalReason::ShuttingDown)
+        self.reason() == Some(Unserved::ShuttingDown)
     }
 }
 

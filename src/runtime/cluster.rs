@@ -2,7 +2,7 @@
 //! runtime of another node.
 //!
 //! **What crosses a node.** [`ApplicationMsg::Dispatch`] (tool name and arguments) and its reply
-//! (the [`ToolReply`](super::ToolReply) or the [`DispatchError`](super::DispatchError) with
+//! (the [`ToolResult`](super::ToolResult) or the [`DispatchError`](super::DispatchError) with
 //! its typed refusal), in the encoding of [`DISPATCH_VARIANT`]. The dispatch's `extensions` do not cross: the tool on
 //! the serving node sees none. Everything else (the pool, the catalog, transports,
 //! the collector's counters) stays on its node.
@@ -24,7 +24,7 @@
 //! [`NodeConfig::new`]) or to a private network; see docs/threat-model.md.
 
 use super::message::{unserved, ApplicationMsg, DispatchResult};
-use crate::protocol::outcome::RefusalReason;
+use crate::protocol::outcome::Unserved;
 use ractor::{ActorCell, ActorRef, MessagingErr};
 use ractor_cluster::{NetworkStream, NodeServer, NodeServerMessage};
 use serde_json::Value;
@@ -415,12 +415,12 @@ pub async fn dispatch_to(
         | MessagingErr::InvalidActorType),
     ) = dispatcher.send_message(msg)
     {
-        return Err(unserved(RefusalReason::Unavailable));
+        return Err(unserved(Unserved::Unavailable));
     }
     match tokio::time::timeout(timeout, rx).await {
         Ok(Ok(answer)) => answer,
-        Ok(Err(_)) => Err(unserved(RefusalReason::Unavailable)),
-        Err(_) => Err(unserved(RefusalReason::Deadline)),
+        Ok(Err(_)) => Err(unserved(Unserved::Unavailable)),
+        Err(_) => Err(unserved(Unserved::Deadline)),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use crate::content::Content;
 use crate::dispatch::Extensions;
-use crate::protocol::outcome::{RefusalReason, Refused};
+use crate::protocol::outcome::{Refused, Unserved};
 use crate::protocol::RpcError;
 use crate::server::Reply;
 use ractor::RpcReplyPort;
@@ -44,20 +44,20 @@ pub enum ApplicationMsg {
 }
 
 /// The answer to a host dispatch.
-pub type DispatchResult = Result<ToolReply, DispatchError>;
+pub type DispatchResult = Result<ToolResult, DispatchError>;
 
 /// A tool's answer: its content blocks (and their texts), its structured result, and whether
 /// the tool reported a failure (a tool error or a panic, which the client side of MCP sees as
 /// `isError: true`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolReply {
+pub struct ToolResult {
     texts: Vec<String>,
     content: Vec<Value>,
     structured: Option<Value>,
     is_error: bool,
 }
 
-impl ToolReply {
+impl ToolResult {
     /// The text of each text block, in order.
     pub fn texts(&self) -> &[String] {
         &self.texts
@@ -127,7 +127,7 @@ impl DispatchError {
     }
 
     /// Why the runtime could not serve a valid call now, when that is the refusal.
-    pub fn reason(&self) -> Option<RefusalReason> {
+    pub fn reason(&self) -> Option<Unserved> {
         self.refused.reason()
     }
 
@@ -177,7 +177,7 @@ pub(crate) fn answer(mut reply: Reply) -> DispatchResult {
         return Err(DispatchError::of(error));
     }
     match reply.take_tool() {
-        Some(Ok(out)) => Ok(ToolReply {
+        Some(Ok(out)) => Ok(ToolResult {
             texts: out.texts().map(str::to_owned).collect(),
             content: out.content().iter().map(wire).collect(),
             structured: out.structured,
@@ -185,7 +185,7 @@ pub(crate) fn answer(mut reply: Reply) -> DispatchResult {
         }),
         Some(Err(e)) => {
             let block = Content::text(e.message());
-            Ok(ToolReply {
+            Ok(ToolResult {
                 texts: vec![e.message().to_owned()],
                 content: vec![wire(&block)],
                 structured: None,
@@ -210,7 +210,7 @@ fn wire(block: &Content) -> Value {
 
 /// The runtime's own refusal of a host dispatch (a remote one whose node went away, say).
 #[cfg(feature = "cluster")]
-pub(crate) fn unserved(reason: RefusalReason) -> DispatchError {
+pub(crate) fn unserved(reason: Unserved) -> DispatchError {
     DispatchError::of(RpcError::unserved(reason))
 }
 
@@ -289,7 +289,7 @@ pub(crate) fn decode_reply(bytes: &[u8]) -> DispatchResult {
             content,
             structured,
             is_error,
-        }) => Ok(ToolReply {
+        }) => Ok(ToolResult {
             texts,
             content,
             structured,
@@ -344,7 +344,7 @@ impl ractor::Message for ApplicationMsg {
                 let args = encode_call(tool, arguments)?;
                 let raw = forward_bytes(&handle, reply, |bytes| match bytes {
                     Some(bytes) => decode_reply(&bytes),
-                    None => Err(unserved(RefusalReason::Unavailable)),
+                    None => Err(unserved(Unserved::Unavailable)),
                 });
                 Ok(SerializedMessage::Call {
                     variant: DISPATCH_VARIANT.to_owned(),
@@ -440,7 +440,7 @@ mod tests {
 
     #[test]
     fn refusals_keep_their_predicates_across_the_wire() {
-        let e = unserved(RefusalReason::Unavailable);
+        let e = unserved(Unserved::Unavailable);
         let back = decode_reply(&encode_reply(&Err(e.clone())));
         let back = back
             .err()

@@ -25,8 +25,8 @@
 
 use super::message::{answer, DispatchResult};
 use crate::metrics::{self, PoolEvent};
-use crate::protocol::outcome::RefusalReason;
-use crate::server::{refusal, HostOutcome, Pending, Reply};
+use crate::protocol::outcome::Unserved;
+use crate::server::{unserved_reply, HostOutcome, Pending, Reply};
 use crate::transport::RunPending;
 use crate::BoxFuture;
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SpawnErr};
@@ -38,10 +38,10 @@ use tokio::sync::{Semaphore, TryAcquireError};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-const OVERLOADED: RefusalReason = RefusalReason::Overloaded;
-const DEADLINE: RefusalReason = RefusalReason::Deadline;
-pub(crate) const UNAVAILABLE: RefusalReason = RefusalReason::Unavailable;
-const SHUTTING_DOWN: RefusalReason = RefusalReason::ShuttingDown;
+const OVERLOADED: Unserved = Unserved::Overloaded;
+const DEADLINE: Unserved = Unserved::Deadline;
+pub(crate) const UNAVAILABLE: Unserved = Unserved::Unavailable;
+const SHUTTING_DOWN: Unserved = Unserved::ShuttingDown;
 
 /// Where a submitted job's reply goes.
 pub(crate) enum ReplyTo {
@@ -213,12 +213,12 @@ impl Pool {
         let admission = self.current();
         async move {
             let Some(admission) = admission else {
-                return pending.refuse(UNAVAILABLE);
+                return pending.unserved(UNAVAILABLE);
             };
             let settings = admission.shared.settings;
             let due = Instant::now() + settings.deadline;
             if let Err(reason) = admit(&admission, settings.queue, due).await {
-                return pending.refuse(reason);
+                return pending.unserved(reason);
             }
             let id = pending.id().clone();
             let slot = Slot::new(admission);
@@ -230,7 +230,7 @@ impl Pool {
             let running = Running::start();
             let ended = watch.wait().await;
             drop(running);
-            ended.unwrap_or_else(|reason| refusal(&id, reason))
+            ended.unwrap_or_else(|reason| unserved_reply(&id, reason))
         }
     }
 }
@@ -247,7 +247,7 @@ impl RunPending for Pool {
 /// # Cancel safety
 /// Dropped while waiting (its caller gone: an aborted task, an HTTP client that hung up), it
 /// has taken no permit and gives its place in the queue back.
-async fn admit(admission: &Admission, queue: usize, due: Instant) -> Result<(), RefusalReason> {
+async fn admit(admission: &Admission, queue: usize, due: Instant) -> Result<(), Unserved> {
     let shared = &admission.shared;
     match admission.slots.try_acquire() {
         Ok(permit) => {
@@ -411,7 +411,7 @@ struct Watch {
 }
 
 impl Watch {
-    async fn wait(&mut self) -> Result<Reply, RefusalReason> {
+    async fn wait(&mut self) -> Result<Reply, Unserved> {
         let Some(task) = self.task.as_mut() else {
             return Err(UNAVAILABLE);
         };

@@ -1,14 +1,14 @@
 //! Host work the core hands back to a transport: a tool call, a read, a rendering.
 
 use super::inner::Inner;
-use super::refusals::{not_found, refusal, refused_tool_arguments};
+use super::refusals::{not_found, refused_tool_arguments, unserved_reply};
 use super::reply::Reply;
 use crate::catalog::{Completer, CompletionRequest, PromptRenderer, ResourceReader};
 use crate::dispatch::{CallContext, Carrier, ToolCall, ToolError, ToolOutput};
 use crate::metrics;
 use crate::model::result::{CallToolResult, CompleteResult, ReadResourceResult};
 use crate::model::Content;
-use crate::protocol::outcome::{Outcome, RefusalReason};
+use crate::protocol::outcome::{Outcome, Unserved};
 use crate::protocol::{Cacheable, RequestId, Revision, RpcError};
 use crate::schema::{Arguments, Budget, Schema};
 use serde_json::{json, Value};
@@ -137,8 +137,8 @@ impl Pending {
     /// The reply for a request whose host work could not be run at all (an overloaded pool,
     /// an expired deadline, a connection stopping): -32603 with the reason as `data.reason`,
     /// its [`Outcome`] a refusal whose [`crate::Refused::reason`] is `reason`.
-    pub fn refuse(self, reason: RefusalReason) -> Reply {
-        refusal(&self.id, reason)
+    pub fn unserved(self, reason: Unserved) -> Reply {
+        unserved_reply(&self.id, reason)
     }
 
     /// Runs the host work and encodes its answer. A host panic is caught: a tool's panic is

@@ -7,7 +7,7 @@ use crate::catalog::validated::ToolEntry;
 use crate::dispatch::Carrier;
 use crate::model::result::CallToolResult;
 use crate::model::Content;
-use crate::protocol::outcome::{Kind, Outcome, RefusalReason};
+use crate::protocol::outcome::{Kind, Outcome, Unserved};
 use crate::protocol::{codes, RequestId, Revision, RpcError};
 use serde_json::{json, Value};
 
@@ -70,6 +70,6 @@ pub(super) fn not_found(revision: Revision, uri: &str, reason: Option<&str>) -> 
 }
 
 /// The -32603 reply for request `id` whose host work could not be run (`reason` as data).
-pub(crate) fn refusal(id: &RequestId, reason: RefusalReason) -> Reply {
+pub(crate) fn unserved_reply(id: &RequestId, reason: Unserved) -> Reply {
     Reply::error(Some(id), RpcError::unserved(reason))
 }

@@ -13,10 +13,10 @@
 
 mod body;
 mod headers;
-mod refusal;
+mod rejection;
 mod service;
 
-pub use refusal::Refusal;
+pub use rejection::Forbidden;
 pub use service::{AllowedOrigins, HttpService, DEFAULT_READ_TIMEOUT, MAX_BODY_BYTES};
 
 use hyper::body::Incoming;

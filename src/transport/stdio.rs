@@ -17,7 +17,7 @@
 
 use crate::dispatch::Carrier;
 use crate::dispatch::Extensions;
-use crate::protocol::outcome::RefusalReason;
+use crate::protocol::outcome::Unserved;
 use crate::protocol::{codes, RpcError};
 use crate::server::{Reply, Server, Step};
 use crate::transport::{Direct, Done, RunPending};
@@ -406,7 +406,7 @@ async fn refuse_waiting<R: AsyncBufRead + Unpin>(
                 }
                 match server.handle_with(frame, Carrier::Stdio, extensions.clone()) {
                     Step::Reply(r) | Step::Close(Some(r)) => r,
-                    Step::Pending(p) => p.refuse(RefusalReason::ShuttingDown),
+                    Step::Pending(p) => p.unserved(Unserved::ShuttingDown),
                     Step::Silent | Step::Close(None) => continue,
                 }
             }

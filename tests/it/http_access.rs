@@ -3,7 +3,7 @@
 
 use crate::support::http as rig;
 
-use beam_mcp::transport::http::{AllowedOrigins, HttpService, Refusal};
+use beam_mcp::transport::http::{AllowedOrigins, Forbidden, HttpService};
 use bytes::Bytes;
 use http_body_util::Full;
 use rig::{rpc, spawn, Client, BOTH, MODERN};
@@ -83,7 +83,7 @@ fn token_service() -> HttpService {
         rig::server(),
         |parts| match parts.headers.get("authorization") {
             Some(v) if v == "Bearer good" => Ok(()),
-            _ => Err(Refusal::new("secret-reason: no bearer token")),
+            _ => Err(Forbidden::new("secret-reason: no bearer token")),
         },
         AllowedOrigins::list(["http://localhost"]),
     )
@@ -127,7 +127,7 @@ async fn authorize_body_sees_the_raw_bytes_and_may_refuse() {
     let service = rig::service().authorize_body(move |_, bytes| {
         log.lock().unwrap().push(bytes.to_vec());
         if bytes.windows(9).any(|w| w == b"forbidden") {
-            return Err(Refusal::new("body names a forbidden thing"));
+            return Err(Forbidden::new("body names a forbidden thing"));
         }
         Ok(())
     });

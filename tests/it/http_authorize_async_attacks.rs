@@ -5,7 +5,7 @@
 
 use crate::support::http as rig;
 
-use beam_mcp::transport::http::{AllowedOrigins, HttpService, Refusal};
+use beam_mcp::transport::http::{AllowedOrigins, Forbidden, HttpService};
 use beam_mcp::{
     Catalog, Extensions, Server, ServerConfig, ToolCall, ToolError, ToolOutput, ToolSpec,
 };
@@ -62,7 +62,7 @@ fn service(ran: Arc<AtomicUsize>, alive: Arc<AtomicUsize>, wait_ms: u64) -> Http
             let guard = Alive(alive.clone());
             async move {
                 let _guard = guard;
-                let who = who.ok_or_else(|| Refusal::new("no x-who"))?;
+                let who = who.ok_or_else(|| Forbidden::new("no x-who"))?;
                 if who == 999 {
                     panic!("secret: hook panicked");
                 }

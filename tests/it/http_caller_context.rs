@@ -9,7 +9,7 @@ use beam_mcp::catalog::{
     PromptMessage, PromptSpec, ReadError, RenderError, RenderedPrompt, ResourceContents,
     ResourceSpec, Role,
 };
-use beam_mcp::transport::http::{AllowedOrigins, HttpService, Refusal};
+use beam_mcp::transport::http::{AllowedOrigins, Forbidden, HttpService};
 use beam_mcp::{
     Carrier, Catalog, Extensions, Server, ServerConfig, ToolCall, ToolError, ToolOutput, ToolSpec,
 };
@@ -104,15 +104,17 @@ fn service(ran: Arc<AtomicUsize>) -> HttpService {
             .map(str::to_owned);
         let tokens = tokens.clone();
         async move {
-            let token = bearer.ok_or_else(|| Refusal::new("secret-reason: no bearer"))?;
+            let token = bearer.ok_or_else(|| Forbidden::new("secret-reason: no bearer"))?;
             let (tx, rx) = oneshot::channel();
             tokens
                 .send((token, tx))
                 .await
-                .map_err(|_| Refusal::new("secret-reason: token service gone"))?;
+                .map_err(|_| Forbidden::new("secret-reason: token service gone"))?;
             match rx.await {
                 Ok(Some(principal)) => Ok(Extensions::new().with(principal)),
-                _ => Err(Refusal::new("secret-reason: token unknown to the service")),
+                _ => Err(Forbidden::new(
+                    "secret-reason: token unknown to the service",
+                )),
             }
         }
     })
@@ -200,7 +202,7 @@ async fn the_sync_hook_runs_first_and_a_refusal_there_skips_the_async_one() {
         server(Arc::default()),
         |head| match head.headers.get("x-tenant") {
             Some(_) => Ok(()),
-            None => Err(Refusal::new("no tenant")),
+            None => Err(Forbidden::new("no tenant")),
         },
         AllowedOrigins::Any,
     )

@@ -5,7 +5,7 @@
 use crate::support::http as rig;
 use crate::support::spec;
 
-use beam_mcp::transport::http::{AllowedOrigins, HttpService, Refusal};
+use beam_mcp::transport::http::{AllowedOrigins, Forbidden, HttpService};
 use rig::{call, lrpc, rpc, spawn, Client, BOTH, LEGACY, MODERN};
 use serde_json::{json, Value};
 use spec::Spec;
@@ -474,14 +474,14 @@ async fn authorize_hooks_see_legacy_requests() {
         rig::server(),
         |parts| match parts.headers.get("authorization") {
             Some(v) if v == "Bearer good" => Ok(()),
-            _ => Err(Refusal::new("secret-reason: no token")),
+            _ => Err(Forbidden::new("secret-reason: no token")),
         },
         AllowedOrigins::list(["http://localhost"]),
     )
     .path("/mcp")
     .authorize_body(|_, bytes| {
         if bytes.windows(9).any(|w| w == b"forbidden") {
-            Err(Refusal::new("secret-body-reason"))
+            Err(Forbidden::new("secret-body-reason"))
         } else {
             Ok(())
         }

@@ -7,11 +7,11 @@
 use crate::support::http as rig;
 
 use beam_mcp::runtime::{Application, ApplicationConfig, ApplicationMsg, StdioIo, STDIO};
-use beam_mcp::transport::http::{AllowedOrigins, HttpService, Refusal, ServeOptions};
+use beam_mcp::transport::http::{AllowedOrigins, Forbidden, HttpService, ServeOptions};
 use beam_mcp::transport::stdio::{self, StdioOptions};
 use beam_mcp::{
-    Answer, Carrier, Catalog, Extensions, Outcome, RefusalReason, Server, ServerConfig, ToolCall,
-    ToolError, ToolOutput, ToolSpec,
+    Answer, Carrier, Catalog, Extensions, Outcome, Server, ServerConfig, ToolCall, ToolError,
+    ToolOutput, ToolSpec, Unserved,
 };
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -89,7 +89,7 @@ async fn a_host_dispatch_carries_its_extensions() {
     // A stopped runtime: the pool is gone, the refusal says so by its reason.
     let gone = rt.dispatch("whoami", json!({})).await.unwrap_err();
     assert!(gone.is_unavailable(), "{gone}");
-    assert_eq!(gone.reason(), Some(RefusalReason::Unavailable));
+    assert_eq!(gone.reason(), Some(Unserved::Unavailable));
     assert_eq!(gone.data()["reason"], "unavailable");
 }
 
@@ -229,7 +229,7 @@ async fn the_runtime_http_listener_carries_the_principal_into_the_pool() {
                 tokio::task::yield_now().await;
                 match user {
                     Some(u) => Ok(Extensions::new().with(Principal(u))),
-                    None => Err(Refusal::new("no user")),
+                    None => Err(Forbidden::new("no user")),
                 }
             }
         });

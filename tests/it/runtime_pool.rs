@@ -250,7 +250,7 @@ async fn a_pool_that_goes_answers_the_waiting_and_finishes_the_running() {
     let err = waiting.await.unwrap().unwrap_err();
     assert_eq!(
         err.reason(),
-        Some(beam_mcp::RefusalReason::ShuttingDown),
+        Some(beam_mcp::Unserved::ShuttingDown),
         "{err}"
     );
     assert!(err.is_unavailable());

@@ -9,8 +9,8 @@ use beam_mcp::catalog::{
 };
 use beam_mcp::runtime::{Application, ApplicationConfig};
 use beam_mcp::{
-    Answer, Carrier, Catalog, Outcome, RefusalReason, Reply, Server, ServerConfig, ToolCall,
-    ToolError, ToolOutput, ToolSpec,
+    Answer, Carrier, Catalog, Outcome, Reply, Server, ServerConfig, ToolCall, ToolError,
+    ToolOutput, ToolSpec, Unserved,
 };
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -211,7 +211,7 @@ async fn pool_refusals_agree_with_their_bytes_and_predicates() {
     let o = check(&shed);
     let r = o.refused().unwrap();
     assert!(r.is_overloaded() && !r.is_deadline() && !r.is_unavailable() && !r.is_internal());
-    assert_eq!(r.reason(), Some(RefusalReason::Overloaded));
+    assert_eq!(r.reason(), Some(Unserved::Overloaded));
     let Answer::Reply(late) = tokio::time::timeout(LIMIT, first).await.unwrap().unwrap() else {
         panic!()
     };
@@ -244,7 +244,7 @@ async fn pool_refusals_agree_with_their_bytes_and_predicates() {
 async fn settled(
     rt: &beam_mcp::runtime::ApplicationRef,
     tool: &str,
-) -> beam_mcp::runtime::ToolReply {
+) -> beam_mcp::runtime::ToolResult {
     for _ in 0..200 {
         match rt.dispatch(tool, json!({})).await {
             Err(e) if e.is_overloaded() => tokio::time::sleep(Duration::from_millis(20)).await,

@@ -14,12 +14,12 @@ pub use config::{AllowedOrigins, DEFAULT_READ_TIMEOUT, MAX_BODY_BYTES};
 
 use super::body;
 use super::headers::{Encoding, Head, Presence, Read};
-use super::refusal::{self, Refuse};
+use super::rejection::{self, Rejection};
 use crate::dispatch::Carrier;
 use crate::dispatch::Extensions;
 use crate::protocol::{codes, decode, Incoming, RpcError};
 use crate::server::{Server, Step};
-use crate::transport::http::refusal::Refusal;
+use crate::transport::http::rejection::Forbidden;
 use crate::transport::{Direct, RunPending};
 use bytes::Bytes;
 use config::{AuthorizeAsync, Config};
@@ -71,7 +71,7 @@ impl HttpService {
     /// `Origin` policy; [`AllowedOrigins::Any`] must be chosen explicitly.
     pub fn new<A>(server: Server, authorize: A, origins: AllowedOrigins) -> Self
     where
-        A: Fn(&Parts) -> Result<(), Refusal> + Send + Sync + 'static,
+        A: Fn(&Parts) -> Result<(), Forbidden> + Send + Sync + 'static,
     {
         HttpService {
             config: Arc::new(Config {
@@ -122,7 +122,7 @@ impl HttpService {
     #[must_use]
     pub fn authorize_body<F>(self, hook: F) -> Self
     where
-        F: Fn(&Parts, &Bytes) -> Result<(), Refusal> + Send + Sync + 'static,
+        F: Fn(&Parts, &Bytes) -> Result<(), Forbidden> + Send + Sync + 'static,
     {
         self.with(|c| c.authorize_body = Some(Arc::new(hook)))
     }
@@ -138,7 +138,7 @@ impl HttpService {
     /// ([`HttpService::read_timeout`]) passes, 503 with nothing said.
     ///
     /// ```
-    /// use beam_mcp::transport::http::{AllowedOrigins, HttpService, Refusal};
+    /// use beam_mcp::transport::http::{AllowedOrigins, HttpService, Forbidden};
     /// use beam_mcp::{Catalog, Extensions, Server, ServerConfig};
     ///
     /// struct Principal(String);
@@ -153,7 +153,7 @@ impl HttpService {
     ///                 Some("Bearer alice-token") => {
     ///                     Ok(Extensions::new().with(Principal("alice".into())))
     ///                 }
-    ///                 _ => Err(Refusal::new("no valid bearer token")),
+    ///                 _ => Err(Forbidden::new("no valid bearer token")),
     ///             }
     ///         }
     ///     });
@@ -163,10 +163,10 @@ impl HttpService {
     pub fn authorize_async<F, Fut>(self, hook: F) -> Self
     where
         F: Fn(&Parts) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = Result<Extensions, Refusal>> + Send + 'static,
+        Fut: std::future::Future<Output = Result<Extensions, Forbidden>> + Send + 'static,
     {
         let hook: Arc<AuthorizeAsync> = Arc::new(move |parts: &Parts| {
-            let fut: crate::BoxFuture<Result<Extensions, Refusal>> = Box::pin(hook(parts));
+            let fut: crate::BoxFuture<Result<Extensions, Forbidden>> = Box::pin(hook(parts));
             fut
         });
         self.with(|c| c.authorize_async = Some(hook))
@@ -216,7 +216,7 @@ impl HttpService {
         }
     }
 
-    async fn answer<B>(&self, req: Request<B>) -> Result<Response<Full<Bytes>>, Refuse>
+    async fn answer<B>(&self, req: Request<B>) -> Result<Response<Full<Bytes>>, Rejection>
     where
         B: http_body::Body,
         B::Data: bytes::Buf,
@@ -225,11 +225,11 @@ impl HttpService {
         let deadline = Instant::now() + c.read_timeout;
         let (parts, body) = req.into_parts();
         let head = Head::scan(&parts.headers);
-        gatekeeping::check_head(&self.config, &parts, &head).map_err(Refuse::unread)?;
+        gatekeeping::check_head(&self.config, &parts, &head).map_err(Rejection::unread)?;
         let extensions = match &c.authorize_async {
             Some(hook) => gatekeeping::run_authorize_async(hook, &parts, deadline)
                 .await
-                .map_err(Refuse::unread)?,
+                .map_err(Rejection::unread)?,
             None => Extensions::new(),
         };
         let declared = head
@@ -240,8 +240,9 @@ impl HttpService {
             .await
             .map_err(|e| body_refusal(e).unread())?;
         gatekeeping::run_authorize_body(&self.config, &parts, &bytes)?;
-        let message = decode(&bytes)
-            .map_err(|e| Refuse::new(refusal::status_of(Some(e.error.code())), e.error).id(e.id))?;
+        let message = decode(&bytes).map_err(|e| {
+            Rejection::new(rejection::status_of(Some(e.error.code())), e.error).id(e.id)
+        })?;
         self.route(&head, message, extensions).await
     }
 
@@ -251,12 +252,12 @@ impl HttpService {
         head: &Head<'_>,
         m: Incoming<'_>,
         extensions: Extensions,
-    ) -> Result<Response<Full<Bytes>>, Refuse> {
+    ) -> Result<Response<Full<Bytes>>, Rejection> {
         let server = &self.config.server;
         let id = m.id.clone();
-        let with_id = |r: Refuse| r.id(id.clone());
+        let with_id = |r: Rejection| r.id(id.clone());
         let not_found = || {
-            with_id(Refuse::new(
+            with_id(Rejection::new(
                 StatusCode::NOT_FOUND,
                 RpcError::method_not_found(&m.method),
             ))
@@ -287,7 +288,7 @@ impl HttpService {
             // request that lost it: nothing would run and nothing would say so, so it is
             // refused (the transport lets a server refuse a notification with a 4xx).
             if !m.method.starts_with("notifications/") {
-                return Err(Refuse::new(
+                return Err(Rejection::new(
                     StatusCode::BAD_REQUEST,
                     RpcError::new(codes::INVALID_REQUEST, "Invalid request").with_data(json!({
                         "method": m.method,
@@ -300,20 +301,23 @@ impl HttpService {
         }
         // The envelope is checked before routing: a malformed one is a 400, not a 200 about
         // content.
-        let revision = server
-            .revision_for(&m, era)
-            .map_err(|e| with_id(Refuse::new(refusal::status_of(Some(e.code())).max_400(), e)))?;
+        let revision = server.revision_for(&m, era).map_err(|e| {
+            with_id(Rejection::new(
+                rejection::status_of(Some(e.code())).max_400(),
+                e,
+            ))
+        })?;
         let era = era.with_revision(revision);
         let reply = match server.handle_in(m, era, extensions) {
             Step::Reply(r) | Step::Close(Some(r)) => r,
             Step::Pending(p) => self.config.exec.run(p).await,
             Step::Silent | Step::Close(None) => return Ok(empty(StatusCode::ACCEPTED)),
         };
-        let status = refusal::status_of(reply.error_code());
+        let status = rejection::status_of(reply.error_code());
         if let Some(code) = reply.error_code() {
             crate::metrics::refusal(code, Some(status.as_u16()), Carrier::Http);
         }
-        Ok(refusal::json(status, reply.into_bytes()))
+        Ok(rejection::json(status, reply.into_bytes()))
     }
 }
 

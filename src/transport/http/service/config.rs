@@ -5,7 +5,7 @@ use crate::dispatch::Extensions;
 use crate::protocol::Revision;
 use crate::server::{Server, MODERN_ONLY};
 use crate::transport::http::headers;
-use crate::transport::http::refusal::Refusal;
+use crate::transport::http::rejection::Forbidden;
 use crate::transport::RunPending;
 use bytes::Bytes;
 use http::request::Parts;
@@ -20,12 +20,12 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// The `authorize` hook: the head alone, before anything else the caller chose runs.
-pub(super) type Authorize = dyn Fn(&Parts) -> Result<(), Refusal> + Send + Sync;
+pub(super) type Authorize = dyn Fn(&Parts) -> Result<(), Forbidden> + Send + Sync;
 /// The `authorize_body` hook: the head and the body as received, before decoding.
-pub(super) type AuthorizeBody = dyn Fn(&Parts, &Bytes) -> Result<(), Refusal> + Send + Sync;
+pub(super) type AuthorizeBody = dyn Fn(&Parts, &Bytes) -> Result<(), Forbidden> + Send + Sync;
 /// The `authorize_async` hook: the head, answered later with the caller's [`Extensions`].
 pub(super) type AuthorizeAsync =
-    dyn Fn(&Parts) -> crate::BoxFuture<Result<Extensions, Refusal>> + Send + Sync;
+    dyn Fn(&Parts) -> crate::BoxFuture<Result<Extensions, Forbidden>> + Send + Sync;
 
 /// Which `Origin` headers are accepted. A request without `Origin` is always accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]

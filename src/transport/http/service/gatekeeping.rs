@@ -8,7 +8,7 @@ use crate::protocol::RpcError;
 use crate::server::guarded;
 use crate::transport::http::body::BodyError;
 use crate::transport::http::headers::{self, Head, Read};
-use crate::transport::http::refusal::{Refusal, Refuse};
+use crate::transport::http::rejection::{Forbidden, Rejection};
 use bytes::Bytes;
 use http::request::Parts;
 use http::{Method, StatusCode};
@@ -18,12 +18,12 @@ use std::sync::Arc;
 use tokio::time::Instant;
 
 /// Everything decided from the head alone, before a byte of the body is read.
-pub(super) fn check_head(c: &Config, parts: &Parts, head: &Head<'_>) -> Result<(), Refuse> {
+pub(super) fn check_head(c: &Config, parts: &Parts, head: &Head<'_>) -> Result<(), Rejection> {
     if c.path.as_deref().is_some_and(|p| p != parts.uri.path()) {
-        return Err(Refuse::opaque(StatusCode::NOT_FOUND, "Not found"));
+        return Err(Rejection::opaque(StatusCode::NOT_FOUND, "Not found"));
     }
     let forbidden =
-        |why: &'static str| Refuse::new(StatusCode::FORBIDDEN, RpcError::invalid_request(why));
+        |why: &'static str| Rejection::new(StatusCode::FORBIDDEN, RpcError::invalid_request(why));
     let mut any_host = false;
     for h in head.values(Read::Host) {
         any_host = true;
@@ -47,7 +47,7 @@ pub(super) fn check_head(c: &Config, parts: &Parts, head: &Head<'_>) -> Result<(
         }
     }
     if parts.method != Method::POST {
-        let mut r = Refuse::new(
+        let mut r = Rejection::new(
             StatusCode::METHOD_NOT_ALLOWED,
             RpcError::invalid_request("only POST is served"),
         );
@@ -63,7 +63,7 @@ pub(super) fn check_head(c: &Config, parts: &Parts, head: &Head<'_>) -> Result<(
         return Err(refuse);
     }
     if head.has(Read::TransferEncoding) {
-        return Err(Refuse::new(
+        return Err(Rejection::new(
             StatusCode::LENGTH_REQUIRED,
             RpcError::invalid_request("a Content-Length is required"),
         ));
@@ -83,7 +83,7 @@ pub(super) async fn run_authorize_async(
     hook: &Arc<AuthorizeAsync>,
     parts: &Parts,
     deadline: Instant,
-) -> Result<Extensions, Refuse> {
+) -> Result<Extensions, Rejection> {
     let run = guarded(|| hook(parts));
     match tokio::time::timeout_at(deadline, run).await {
         Ok(Ok(Ok(extensions))) => Ok(extensions),
@@ -91,7 +91,7 @@ pub(super) async fn run_authorize_async(
         Ok(Err(())) => Err(panicked("authorize_async")),
         Err(_) => {
             tracing::warn!("authorize_async did not answer before the read deadline");
-            Err(Refuse::new(
+            Err(Rejection::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 RpcError::internal(),
             ))
@@ -105,7 +105,7 @@ pub(super) fn run_authorize_body(
     config: &Config,
     parts: &Parts,
     bytes: &Bytes,
-) -> Result<(), Refuse> {
+) -> Result<(), Rejection> {
     if let Some(hook) = &config.authorize_body {
         match std::panic::catch_unwind(AssertUnwindSafe(|| hook(parts, bytes))) {
             Ok(Ok(())) => {}
@@ -118,17 +118,17 @@ pub(super) fn run_authorize_body(
 
 /// The refusal of a body that could not be read whole: too large (413, naming the limit),
 /// too slow (408) or broken off (400).
-pub(super) fn body_refusal(e: BodyError) -> Refuse {
+pub(super) fn body_refusal(e: BodyError) -> Rejection {
     match e {
         BodyError::TooLarge => too_large(),
-        BodyError::TimedOut => Refuse::opaque(StatusCode::REQUEST_TIMEOUT, "Request timeout"),
-        BodyError::Failed => Refuse::opaque(StatusCode::BAD_REQUEST, "Body failed"),
+        BodyError::TimedOut => Rejection::opaque(StatusCode::REQUEST_TIMEOUT, "Request timeout"),
+        BodyError::Failed => Rejection::opaque(StatusCode::BAD_REQUEST, "Body failed"),
     }
 }
 
 /// 413 naming the limit, for a declared or a read length over [`MAX_BODY_BYTES`].
-fn too_large() -> Refuse {
-    Refuse::new(
+fn too_large() -> Rejection {
+    Rejection::new(
         StatusCode::PAYLOAD_TOO_LARGE,
         RpcError::invalid_request("body exceeds the limit")
             .with_data(json!({ "limit": MAX_BODY_BYTES })),
@@ -137,7 +137,7 @@ fn too_large() -> Refuse {
 
 /// `Content-Type`, when given, must be JSON (415); `Accept`, when given, must admit JSON, the
 /// only thing this endpoint answers with (406). Absent headers are taken as JSON.
-fn media_refusal(head: &Head<'_>) -> Option<Refuse> {
+fn media_refusal(head: &Head<'_>) -> Option<Rejection> {
     // The media type's essence (before any parameter), compared byte-wise without
     // allocating: a value that is not visible ASCII (`to_str` fails) admits nothing.
     let essence_is = |v: &[u8], wanted: &[&str]| {
@@ -150,7 +150,7 @@ fn media_refusal(head: &Head<'_>) -> Option<Refuse> {
     for v in head.values(Read::ContentType) {
         let json = v.to_str().is_ok() && essence_is(v.as_bytes(), &["application/json"]);
         if !json {
-            return Some(Refuse::new(
+            return Some(Rejection::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 RpcError::invalid_request("Content-Type must be application/json"),
             ));
@@ -165,7 +165,7 @@ fn media_refusal(head: &Head<'_>) -> Option<Refuse> {
                     .any(|range| essence_is(range, &["application/json", "application/*", "*/*"]))
         });
         if !admits_json {
-            return Some(Refuse::new(
+            return Some(Rejection::new(
                 StatusCode::NOT_ACCEPTABLE,
                 RpcError::invalid_request("Accept must admit application/json"),
             ));
@@ -175,13 +175,13 @@ fn media_refusal(head: &Head<'_>) -> Option<Refuse> {
 }
 
 /// A hook's refusal: the reason is logged, the caller learns nothing.
-fn refused(hook: &'static str, refusal: &Refusal) -> Refuse {
+fn refused(hook: &'static str, refusal: &Forbidden) -> Rejection {
     tracing::info!(hook, reason = refusal.reason(), "request refused");
-    Refuse::opaque(StatusCode::FORBIDDEN, "Forbidden")
+    Rejection::opaque(StatusCode::FORBIDDEN, "Forbidden")
 }
 
 /// A hook's panic: 500, nothing said; the hook is named in the log.
-fn panicked(hook: &'static str) -> Refuse {
+fn panicked(hook: &'static str) -> Rejection {
     tracing::error!(hook, "authorization hook panicked");
-    Refuse::new(StatusCode::INTERNAL_SERVER_ERROR, RpcError::internal())
+    Rejection::new(StatusCode::INTERNAL_SERVER_ERROR, RpcError::internal())
 }

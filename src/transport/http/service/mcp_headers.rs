@@ -5,7 +5,7 @@ use super::config::Config;
 use crate::protocol::{codes, Incoming, Revision, RpcError};
 use crate::server::{Era, VersionHeaderFault};
 use crate::transport::http::headers::{self, Encoding, Head, HeaderError, Presence, Read};
-use crate::transport::http::refusal::Refuse;
+use crate::transport::http::rejection::Rejection;
 use http::StatusCode;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -15,7 +15,7 @@ const MODERN: &str = Revision::V2026_07_28.as_str();
 /// The era of a request, negotiated by the core ([`Era::of_http`]) from the
 /// `MCP-Protocol-Version` header's value and the body's `_meta`. Checked once the body is
 /// decoded, so that the refusal echoes the request's id.
-pub(super) fn era_of(config: &Config, head: &Head<'_>, m: &Incoming<'_>) -> Result<Era, Refuse> {
+pub(super) fn era_of(config: &Config, head: &Head<'_>, m: &Incoming<'_>) -> Result<Era, Rejection> {
     let header = head
         .single(Read::ProtocolVersion, Encoding::Plain)
         .map_err(|e| mismatch(&e))?;
@@ -23,7 +23,7 @@ pub(super) fn era_of(config: &Config, head: &Head<'_>, m: &Incoming<'_>) -> Resu
     Era::of_http(header.as_deref(), m.meta(), config.served()).map_err(|fault| match fault {
         VersionHeaderFault::Missing => mismatch(&HeaderError::Missing(name())),
         VersionHeaderFault::Mismatch => mismatch(&HeaderError::Mismatch(name())),
-        VersionHeaderFault::Unsupported(e) => Refuse::new(StatusCode::BAD_REQUEST, e),
+        VersionHeaderFault::Unsupported(e) => Rejection::new(StatusCode::BAD_REQUEST, e),
     })
 }
 
@@ -95,8 +95,8 @@ pub(super) fn says_modern(head: &Head<'_>) -> bool {
 }
 
 /// 400 -32020: a header that is missing, malformed, or disagrees with the body.
-pub(super) fn mismatch(e: &HeaderError) -> Refuse {
-    Refuse::new(
+pub(super) fn mismatch(e: &HeaderError) -> Rejection {
+    Rejection::new(
         StatusCode::BAD_REQUEST,
         RpcError::new(codes::HEADER_MISMATCH, "Header mismatch")
             .with_data(json!({ "header": e.header(), "reason": e.to_string() })),

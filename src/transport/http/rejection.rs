@@ -9,14 +9,14 @@ use std::fmt;
 
 /// A hook's refusal of a request. The reason goes to the log; the caller sees an opaque 403.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
+pub struct Forbidden {
     reason: Cow<'static, str>,
 }
 
-impl Refusal {
+impl Forbidden {
     /// A refusal, with a reason for the log.
     pub fn new(reason: impl Into<Cow<'static, str>>) -> Self {
-        Refusal {
+        Forbidden {
             reason: reason.into(),
         }
     }
@@ -27,13 +27,13 @@ impl Refusal {
     }
 }
 
-impl fmt::Display for Refusal {
+impl fmt::Display for Forbidden {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "request refused: {}", self.reason)
     }
 }
 
-impl std::error::Error for Refusal {}
+impl std::error::Error for Forbidden {}
 
 /// The status a core reply travels with.
 pub(crate) fn status_of(error: Option<i64>) -> StatusCode {
@@ -67,7 +67,7 @@ pub(crate) fn json(status: StatusCode, body: Vec<u8>) -> Response<Full<Bytes>> {
 
 /// A refusal the transport issues itself.
 #[derive(Debug)]
-pub(crate) struct Refuse {
+pub(crate) struct Rejection {
     pub(crate) status: StatusCode,
     pub(crate) error: Box<RpcError>,
     pub(crate) id: Option<RequestId>,
@@ -77,9 +77,9 @@ pub(crate) struct Refuse {
     pub(crate) allow_post: bool,
 }
 
-impl Refuse {
+impl Rejection {
     pub(crate) fn new(status: StatusCode, error: RpcError) -> Self {
-        Refuse {
+        Rejection {
             status,
             error: Box::new(error),
             id: None,
@@ -102,7 +102,7 @@ impl Refuse {
 
     /// -32600 with a fixed message and no detail.
     pub(crate) fn opaque(status: StatusCode, message: &'static str) -> Self {
-        Refuse::new(status, RpcError::new(codes::INVALID_REQUEST, message))
+        Rejection::new(status, RpcError::new(codes::INVALID_REQUEST, message))
     }
 
     pub(crate) fn into_response(self, version: Version) -> Response<Full<Bytes>> {
