@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
+pub use tokio_util::sync::CancellationToken;
 
 /// A boxed, sendable future: what the host callbacks return.
 pub type BoxFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'static>>;
@@ -45,10 +46,10 @@ impl ToolCall {
     }
 }
 
-/// What the host may know about a call's origin: the revision, the carrier, and what the host
+/// What the host may know about a call's origin: the revision, the carrier, what the host
 /// itself attached (its HTTP authorize hook's principal, a stdio connection's context, a host
-/// dispatch's extensions). Self-reported client data is not included: the specification says
-/// servers should not act on it.
+/// dispatch's extensions), and whether the answer is still wanted. Self-reported client data
+/// is not included: the specification says servers should not act on it.
 ///
 /// `#[non_exhaustive]`: read its fields; build one with [`CallContext::new`].
 #[derive(Debug, Clone)]
@@ -60,15 +61,39 @@ pub struct CallContext {
     pub carrier: Carrier,
     /// What the host attached to the request, by type.
     pub extensions: Extensions,
+    /// Fires when nobody will read the call's answer: the caller cancelled it (stdio
+    /// `notifications/cancelled`), went away (an HTTP connection closed, an h2 stream reset),
+    /// or the dispatch pool's deadline passed. The host's future is dropped at the same
+    /// moment, so a host whose work lives only in its future needs nothing more; the token is
+    /// for work it handed elsewhere (a thread, a subprocess, a child task), which it should
+    /// stop when the token fires.
+    ///
+    /// ```
+    /// # use beam_mcp::{CallContext, ToolCall, ToolError, ToolOutput};
+    /// async fn crunch(call: ToolCall) -> Result<ToolOutput, ToolError> {
+    ///     let stop = call.context.cancellation.clone();
+    ///     let work = std::thread::spawn(move || {
+    ///         let mut n = 0u64;
+    ///         while !stop.is_cancelled() && n < 1_000 {
+    ///             n += 1;
+    ///         }
+    ///         n
+    ///     });
+    ///     let n = work.join().map_err(|_| ToolError::new("the worker failed"))?;
+    ///     Ok(ToolOutput::text(n.to_string()))
+    /// }
+    /// ```
+    pub cancellation: CancellationToken,
 }
 
 impl CallContext {
-    /// A context with no extensions.
+    /// A context with no extensions and a cancellation token of its own.
     pub fn new(revision: Revision, carrier: Carrier) -> Self {
         CallContext {
             revision,
             carrier,
             extensions: Extensions::new(),
+            cancellation: CancellationToken::new(),
         }
     }
 

@@ -54,7 +54,7 @@
 //! which a host takes as a `String` and parses itself when a caller may get it wrong.
 
 use crate::dispatch::Extensions;
-use crate::dispatch::{CallContext, ToolCall, ToolError, ToolOutput};
+use crate::dispatch::{CallContext, CancellationToken, ToolCall, ToolError, ToolOutput};
 use crate::schema::Arguments;
 use crate::{content::Content, BoxFuture};
 use schemars::JsonSchema;
@@ -94,8 +94,8 @@ pub struct Extension<T>(pub T);
 
 /// A value a handler takes from the call.
 ///
-/// Implemented by [`Args<T>`], [`CallContext`], [`Extensions`], [`Extension<T>`] and
-/// [`ToolCall`]; a host may implement it for its own types.
+/// Implemented by [`Args<T>`], [`CallContext`], [`CancellationToken`], [`Extensions`],
+/// [`Extension<T>`] and [`ToolCall`]; a host may implement it for its own types.
 pub trait FromToolCall: Sized + Send + 'static {
     /// The input schema this extractor declares, if it reads the arguments. At most one of a
     /// handler's extractors may.
@@ -133,6 +133,13 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T>
 impl FromToolCall for CallContext {
     fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
         Ok(call.context.clone())
+    }
+}
+
+/// The call's cancellation signal ([`CallContext::cancellation`]).
+impl FromToolCall for CancellationToken {
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+        Ok(call.context.cancellation.clone())
     }
 }
 

@@ -83,8 +83,8 @@ pub use catalog::validated::HeaderFaultPolicy;
 pub use catalog::{Catalog, ToolSpec};
 pub use content::Content;
 pub use dispatch::{
-    BoxFuture, CallContext, Carrier, Dispatch, Extensions, ToolCall, ToolError, ToolOutput,
-    DISPATCH_TARGET,
+    BoxFuture, CallContext, CancellationToken, Carrier, Dispatch, Extensions, ToolCall, ToolError,
+    ToolOutput, DISPATCH_TARGET,
 };
 pub use error::{ConfigError, ConfigItem, HeaderFault};
 pub use handler::{Args, Extension, Json};

@@ -10,15 +10,17 @@
 //! |---|---|---|---|
 //! | `mcp_requests_total` | counter | `method`, `revision`, `transport` | requests routed by the core |
 //! | `mcp_refusals_total` | counter | `reason`, `status`, `transport` | JSON-RPC errors answered (`status` is the HTTP status, `none` on stdio) |
-//! | `mcp_tool_calls_total` | counter | `tool`, `outcome` | tool calls run: `ok`, `tool_error`, `panic`, `nonconforming` |
+//! | `mcp_tool_calls_total` | counter | `tool`, `outcome` | tool calls run: `ok`, `tool_error`, `panic`, `nonconforming`, `cancelled` |
 //! | `mcp_tool_call_duration_seconds` | histogram | `tool` | time in the host's dispatch |
 //! | `mcp_pool_queue_depth` | gauge | | calls waiting for a pool worker |
-//! | `mcp_pool_in_flight` | gauge | | calls running in the pool |
+//! | `mcp_pool_in_flight` | gauge | | calls running in the pool whose callers wait for them |
+//! | `mcp_pool_overrunning` | gauge | | host calls still holding a worker after their caller stopped waiting (the deadline passed, or the caller left): a host blocking its thread |
 //! | `mcp_pool_overloaded_total` | counter | | calls refused with `reason: "overloaded"` |
 //! | `mcp_pool_deadline_total` | counter | | calls answered `reason: "deadline"` |
 //! | `mcp_pool_panics_total` | counter | | host panics caught in the pool |
 //! | `mcp_pool_worker_restarts_total` | counter | | pool workers replaced |
 //! | `mcp_http_connections_open` | gauge | | HTTP connections being served |
+//! | `mcp_cancellations_total` | counter | `transport` | requests whose host work was dropped because the caller cancelled them or went away |
 
 use crate::dispatch::Carrier;
 use crate::protocol::{codes, Revision};
@@ -48,6 +50,10 @@ pub const POOL_PANICS: &str = "mcp_pool_panics_total";
 pub const POOL_WORKER_RESTARTS: &str = "mcp_pool_worker_restarts_total";
 /// HTTP connections being served.
 pub const HTTP_CONNECTIONS_OPEN: &str = "mcp_http_connections_open";
+/// Host calls still holding a pool worker after their caller stopped waiting.
+pub const POOL_OVERRUNNING: &str = "mcp_pool_overrunning";
+/// Requests whose host work was dropped because the caller cancelled them or went away.
+pub const CANCELLATIONS: &str = "mcp_cancellations_total";
 
 /// The methods counted by name; any other counts as `other`.
 const METHODS: [&str; 18] = [
@@ -193,15 +199,19 @@ pub(crate) enum ToolOutcome {
     ToolError,
     Panic,
     Nonconforming,
+    /// The call's future was dropped before the host answered (the caller cancelled or left,
+    /// or the deadline passed).
+    Cancelled,
 }
 
 impl ToolOutcome {
     /// Every outcome, in the order [`ToolKeys`] holds their keys.
-    const ALL: [ToolOutcome; 4] = [
+    const ALL: [ToolOutcome; 5] = [
         ToolOutcome::Ok,
         ToolOutcome::ToolError,
         ToolOutcome::Panic,
         ToolOutcome::Nonconforming,
+        ToolOutcome::Cancelled,
     ];
 
     fn label(self) -> &'static str {
@@ -210,6 +220,7 @@ impl ToolOutcome {
             ToolOutcome::ToolError => "tool_error",
             ToolOutcome::Panic => "panic",
             ToolOutcome::Nonconforming => "nonconforming",
+            ToolOutcome::Cancelled => "cancelled",
         }
     }
 }
@@ -219,7 +230,7 @@ impl ToolOutcome {
 #[derive(Debug)]
 pub(crate) struct ToolKeys {
     /// `mcp_tool_calls_total`, one key per [`ToolOutcome`], in the order of `ToolOutcome::ALL`.
-    calls: [Key; 4],
+    calls: [Key; 5],
     /// `mcp_tool_call_duration_seconds`.
     seconds: Key,
 }
@@ -286,6 +297,16 @@ pub(crate) fn pool_queued(delta: f64) {
 /// A call started (`+1`) or ended (`-1`) running in the pool.
 pub(crate) fn pool_running(delta: f64) {
     metrics::gauge!(POOL_IN_FLIGHT).increment(delta);
+}
+
+/// A host call began (`+1`) or stopped (`-1`) holding a worker its caller no longer waits for.
+pub(crate) fn pool_overrunning(delta: f64) {
+    metrics::gauge!(POOL_OVERRUNNING).increment(delta);
+}
+
+/// A request's host work dropped because its caller cancelled it or went away.
+pub(crate) fn cancelled(carrier: Carrier) {
+    metrics::counter!(CANCELLATIONS, "transport" => transport_label(carrier)).increment(1);
 }
 
 /// An HTTP connection opened (`+1`) or ended (`-1`).

@@ -340,7 +340,7 @@ impl ApplicationRef {
     ) -> Answer {
         match self.shared.server.handle_with(frame, carrier, extensions) {
             Step::Reply(r) => Answer::Reply(r),
-            Step::Silent => Answer::Silent,
+            Step::Silent | Step::Cancel(_) => Answer::Silent,
             Step::Pending(p) => Answer::Reply(self.shared.pool.run(p).await),
             Step::Close(r) => Answer::Close(r),
         }

@@ -5,6 +5,7 @@
 //! a prompt rendering) whose [`Pending::run`] awaits the host and yields the reply, or the end
 //! of the connection. The core never touches a socket or a pipe; transports do.
 
+mod cancel;
 mod complete;
 mod config;
 mod inner;
@@ -213,7 +214,7 @@ impl Server {
     ) -> Answer {
         match self.handle_with(frame, carrier, extensions) {
             Step::Reply(r) => Answer::Reply(r),
-            Step::Silent => Answer::Silent,
+            Step::Silent | Step::Cancel(_) => Answer::Silent,
             Step::Pending(p) => Answer::Reply(p.run().await),
             Step::Close(r) => Answer::Close(r),
         }
@@ -249,7 +250,7 @@ impl Server {
             Step::Pending(p) => Ok(p),
             Step::Reply(r) | Step::Close(Some(r)) => Err(r),
             // A `tools/call` with an id is always answered; were it not, say so rather than hang.
-            Step::Silent | Step::Close(None) => {
+            Step::Silent | Step::Cancel(_) | Step::Close(None) => {
                 tracing::error!(%tool, "a host tools/call was routed to no answer");
                 Err(Reply::error(Some(&id), RpcError::internal()))
             }

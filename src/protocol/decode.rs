@@ -268,16 +268,10 @@ pub fn decode(bytes: &[u8]) -> Result<Incoming<'_>, FrameError> {
         Some(Value::String(s)) if s.len() > MAX_ID_BYTES => {
             return Err(refuse(None, "id longer than 256 bytes"))
         }
-        Some(Value::String(s)) => Some(RequestId::String(s)),
-        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Some(RequestId::Number(n)),
-        // JSON Schema's integer includes 1.0 and 1e2; the id is echoed as it was written.
-        Some(Value::Number(n))
-            if n.as_f64()
-                .is_some_and(|f| f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15) =>
-        {
-            Some(RequestId::Number(n))
-        }
-        Some(_) => return Err(refuse(None, "id must be a string or an integer")),
+        Some(v) => match RequestId::from_value(v) {
+            Some(id) => Some(id),
+            None => return Err(refuse(None, "id must be a string or an integer")),
+        },
     };
     match wire.jsonrpc {
         Some(Text::Str(v)) if v == "2.0" => {}

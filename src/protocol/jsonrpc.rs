@@ -24,6 +24,25 @@ pub enum RequestId {
     String(String),
 }
 
+impl RequestId {
+    /// The id `value` is, when it is one: a string of at most [`MAX_ID_BYTES`], or an integer
+    /// (JSON Schema's integer includes `1.0` and `1e2`; the id keeps the form it was written
+    /// in, so it is echoed as it came).
+    pub fn from_value(value: Value) -> Option<RequestId> {
+        match value {
+            Value::String(s) if s.len() <= MAX_ID_BYTES => Some(RequestId::String(s)),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Some(RequestId::Number(n)),
+            Value::Number(n)
+                if n.as_f64()
+                    .is_some_and(|f| f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15) =>
+            {
+                Some(RequestId::Number(n))
+            }
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -1,11 +1,11 @@
 //! The dispatch pool: admission of host work under a bound, a deadline and a fault count.
 //!
 //! A call is admitted by a permit (one per worker slot) where the request already is: no
-//! actor relays it. What the pool actor owns is the admission itself, which it creates when it
-//! starts and closes when it stops: a restart restores an open admission with every slot, and
-//! the stop answers whoever still waits. A slot lost to a fault needs no actor: it holds no
-//! state (the panic was caught, the overdue task aborted), so it is replaced where the fault is
-//! seen, by a fresh permit.
+//! actor relays it. The permits are shared by every life of the pool and a call holds its
+//! own until its host work has really ended: that is what makes `workers` a bound on the host
+//! calls running at once, a host that blocks its thread past its deadline included. What the
+//! pool actor owns is the admission (the queue and its opening), which it opens when it
+//! starts and closes when it stops, answering whoever still waits.
 //!
 //! - The wait for a slot is bounded: a call arriving when `queue` calls already wait is
 //!   answered at once with -32603 and `data.reason = "overloaded"`. -32603 because the
@@ -13,17 +13,22 @@
 //!   off and retry.
 //! - Host work runs in a task of its own, so the deadline (counted from arrival, the wait
 //!   for a slot included) fires even when the host blocks its thread; the caller gets -32603
-//!   with `data.reason = "deadline"`, the task is aborted (at its next await), its slot is
-//!   retired and a fresh one takes its place.
-//! - A host panic is answered as a tool error by the core; its slot is retired and replaced
-//!   the same way.
-//! - A caller that goes away (a closed connection) does not cancel the host work: it runs on
-//!   under the same deadline, watched from then on by a task of its own. One that goes away
-//!   while it still waits for a slot gives its place in the queue back.
+//!   with `data.reason = "deadline"`, the call's cancellation token fires and its task is
+//!   aborted (dropped at its next await). A host that blocks its thread keeps its slot until
+//!   it returns: it is counted as *overrunning* (`PoolStats::overrunning`, the gauge
+//!   `mcp_pool_overrunning`), and while every slot is so held, calls queue and are refused as
+//!   any call is when the pool is full.
+//! - A host panic is answered as a tool error by the core; the task ends and its slot
+//!   returns with it.
+//! - A caller that goes away (a closed connection, a reset stream, a stdio cancellation)
+//!   cancels its call: the task is aborted and the token fires, and the slot returns when the
+//!   host's future is dropped. One that goes away while it still waits for a slot gives its
+//!   place in the queue back, and its host work never starts.
 //! - The pool stopping answers every call still waiting with `"shutting down"`; the calls
 //!   already running finish and are answered.
 
 use super::message::{answer, DispatchResult};
+use crate::dispatch::CancellationToken;
 use crate::metrics::{self, PoolEvent};
 use crate::protocol::outcome::Unserved;
 use crate::server::{unserved_reply, HostOutcome, Pending, Reply};
@@ -31,10 +36,10 @@ use crate::transport::RunPending;
 use crate::BoxFuture;
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SpawnErr};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
-use tokio::sync::{Semaphore, TryAcquireError};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
@@ -68,24 +73,37 @@ pub(crate) struct Counters {
     panics: AtomicU64,
     deadlines: AtomicU64,
     overloaded: AtomicU64,
+    cancelled: AtomicU64,
 }
 
 /// A snapshot of the dispatch pool's counters.
+///
+/// `#[non_exhaustive]`: read its fields; [`crate::runtime::ApplicationRef::pool_stats`] makes one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PoolStats {
-    /// Workers configured.
+    /// Workers configured: the most host calls that ever run at once.
     pub workers: usize,
-    /// Worker starts beyond the first `workers`: replacements after a panic, a deadline or a
-    /// pool restart.
+    /// Worker starts beyond the first `workers`: after a panic, a deadline or a pool restart.
+    /// A worker lost to a deadline whose host blocks its thread is counted when it is lost;
+    /// its slot comes back only when the host returns (see `overrunning`).
     pub worker_restarts: u64,
     /// Jobs answered by the host (including tool errors).
     pub completed: u64,
-    /// Jobs whose host code panicked (each cost its worker).
+    /// Jobs whose host code panicked.
     pub panics: u64,
-    /// Jobs abandoned at the deadline (each cost its worker).
+    /// Jobs answered `"deadline"`: past their deadline while running, or while still waiting
+    /// for a slot.
     pub deadlines: u64,
     /// Jobs refused because the queue was full.
     pub overloaded: u64,
+    /// Jobs whose caller went away (or cancelled them) before they were answered; their host
+    /// work was dropped.
+    pub cancelled: u64,
+    /// Host calls still holding a worker now although their caller stopped waiting (the
+    /// deadline passed, or the caller went away): a host blocking its thread. They count
+    /// against `workers` until they return.
+    pub overrunning: usize,
 }
 
 /// How the pool is sized and bounded.
@@ -96,13 +114,10 @@ pub(crate) struct PoolSettings {
     pub(crate) deadline: Duration,
 }
 
-/// One life of the pool actor: its slots and the calls waiting for one.
-///
-/// A call holds its admission alone (one `Arc` clone): the counters and settings are reached
-/// through it, and a slot is a permit taken and forgotten, handed back by `add_permits`,
-/// so that a call touches as few cache lines shared by every worker as it can.
+/// One life of the pool actor: the calls waiting for a slot, and whether it still admits.
 struct Admission {
-    slots: Semaphore,
+    /// Fired when the pool actor of this life goes: whoever waits is answered.
+    closed: CancellationToken,
     /// Calls waiting for a slot; at most `queue`.
     waiting: AtomicUsize,
     /// The pool actor whose life this admission is.
@@ -125,6 +140,11 @@ pub(crate) struct Pool {
 struct PoolShared {
     counters: Counters,
     settings: PoolSettings,
+    /// One permit per worker, for every life of the pool: held by a call's task until its
+    /// host work has ended.
+    slots: Arc<Semaphore>,
+    /// Host calls holding a slot their caller no longer waits for.
+    overrunning: AtomicUsize,
 }
 
 impl fmt::Debug for Pool {
@@ -136,30 +156,14 @@ impl fmt::Debug for Pool {
     }
 }
 
-/// Why a slot was retired.
-#[derive(Debug)]
-enum SlotFault {
-    HostPanicked,
-    DeadlineExceeded(Duration),
-}
-
-impl fmt::Display for SlotFault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SlotFault::HostPanicked => f.write_str("host code panicked"),
-            SlotFault::DeadlineExceeded(d) => {
-                write!(f, "host work exceeded its {} ms deadline", d.as_millis())
-            }
-        }
-    }
-}
-
 impl Pool {
     pub(crate) fn new(settings: PoolSettings) -> Self {
         Pool {
             shared: Arc::new(PoolShared {
                 counters: Counters::default(),
                 settings,
+                slots: Arc::new(Semaphore::new(settings.workers.max(1))),
+                overrunning: AtomicUsize::new(0),
             }),
             current: Arc::new(RwLock::new(None)),
         }
@@ -189,6 +193,8 @@ impl Pool {
             panics: c.panics.load(Ordering::Relaxed),
             deadlines: c.deadlines.load(Ordering::Relaxed),
             overloaded: c.overloaded.load(Ordering::Relaxed),
+            cancelled: c.cancelled.load(Ordering::Relaxed),
+            overrunning: self.shared.overrunning.load(Ordering::Relaxed),
         }
     }
 
@@ -207,8 +213,9 @@ impl Pool {
     /// Admits `pending`, runs it and yields its reply. Never fails to answer.
     ///
     /// # Cancel safety
-    /// Dropping the future before the host work ends leaves the work running under the same
-    /// deadline; only its reply is lost.
+    /// Dropping the future cancels the call: a call still waiting gives its place back and
+    /// never runs; a running one has its task aborted and its token fired, and holds its slot
+    /// until its host work has ended.
     fn execute(&self, pending: Pending) -> impl std::future::Future<Output = Reply> + 'static {
         let admission = self.current();
         async move {
@@ -217,14 +224,24 @@ impl Pool {
             };
             let settings = admission.shared.settings;
             let due = Instant::now() + settings.deadline;
-            if let Err(reason) = admit(&admission, settings.queue, due).await {
-                return pending.unserved(reason);
-            }
+            let permit = match admit(&admission, settings.queue, due).await {
+                Ok(permit) => permit,
+                Err(reason) => return pending.unserved(reason),
+            };
             let id = pending.id().clone();
-            let slot = Slot::new(admission);
+            let token = pending.cancellation().clone();
+            let call = Arc::new(CallState {
+                phase: AtomicU8::new(RUNNING),
+                shared: admission.shared.clone(),
+            });
+            let held = Held {
+                call: call.clone(),
+                _permit: permit,
+            };
             let mut watch = Watch {
-                task: Some(tokio::spawn(host(pending, slot.clone()))),
-                slot,
+                task: Some(tokio::spawn(host(pending, held))),
+                call,
+                token,
                 due,
             };
             let running = Running::start();
@@ -241,19 +258,22 @@ impl RunPending for Pool {
     }
 }
 
-/// A slot for one call (its permit taken and forgotten: [`Slot`] hands it back), or why there
-/// is none.
+/// A slot for one call, or why there is none.
 ///
 /// # Cancel safety
 /// Dropped while waiting (its caller gone: an aborted task, an HTTP client that hung up), it
 /// has taken no permit and gives its place in the queue back.
-async fn admit(admission: &Admission, queue: usize, due: Instant) -> Result<(), Unserved> {
+async fn admit(
+    admission: &Admission,
+    queue: usize,
+    due: Instant,
+) -> Result<OwnedSemaphorePermit, Unserved> {
     let shared = &admission.shared;
-    match admission.slots.try_acquire() {
-        Ok(permit) => {
-            permit.forget();
-            return Ok(());
-        }
+    if admission.closed.is_cancelled() {
+        return Err(SHUTTING_DOWN);
+    }
+    match shared.slots.clone().try_acquire_owned() {
+        Ok(permit) => return Ok(permit),
         Err(TryAcquireError::Closed) => return Err(SHUTTING_DOWN),
         Err(TryAcquireError::NoPermits) => {}
     }
@@ -264,14 +284,16 @@ async fn admit(admission: &Admission, queue: usize, due: Instant) -> Result<(), 
         return Err(OVERLOADED);
     }
     let place = Queued::enter(&admission.waiting);
-    let got = tokio::time::timeout_at(due, admission.slots.acquire()).await;
+    let got = tokio::select! {
+        biased;
+        () = admission.closed.cancelled() => Ok(Err(SHUTTING_DOWN)),
+        got = tokio::time::timeout_at(due, shared.slots.clone().acquire_owned()) => {
+            got.map(|permit| permit.map_err(|_closed| SHUTTING_DOWN))
+        }
+    };
     drop(place);
     match got {
-        Ok(Ok(permit)) => {
-            permit.forget();
-            Ok(())
-        }
-        Ok(Err(_closed)) => Err(SHUTTING_DOWN),
+        Ok(permit) => permit,
         // A call that waited its whole deadline for a slot is refused without running.
         Err(_elapsed) => {
             shared.counters.deadlines.fetch_add(1, Ordering::Relaxed);
@@ -299,7 +321,7 @@ impl Drop for Queued<'_> {
     }
 }
 
-/// A call running in the pool, counted in `mcp_pool_running` until its caller stops waiting
+/// A call running in the pool, counted in `mcp_pool_in_flight` until its caller stops waiting
 /// for it, however that ends.
 struct Running;
 
@@ -316,97 +338,111 @@ impl Drop for Running {
     }
 }
 
-/// A call's slot, settled once: by the call's task when its host work ends (released, or
-/// retired after a panic), or by its deadline (retired, the work perhaps still running on a
-/// blocked thread). Whoever settles it first acts; the other finds it settled. A blocked host
-/// that returns after its deadline thus hands nothing back: its slot was already replaced.
-#[derive(Clone)]
-struct Slot(Arc<SlotState>);
+/// The host work is running and its caller waits for it.
+const RUNNING: u8 = 0;
+/// The caller stopped waiting (the deadline, or it went away) while the host work ran on.
+const LEFT: u8 = 1;
+/// The host work has ended.
+const ENDED: u8 = 2;
 
-struct SlotState {
-    settled: AtomicBool,
-    admission: Arc<Admission>,
+/// What a call's task and its watcher share: whether the host work overran its caller.
+struct CallState {
+    phase: AtomicU8,
+    shared: Arc<PoolShared>,
 }
 
-impl Slot {
-    /// The slot of a permit [`admit`] took.
-    fn new(admission: Arc<Admission>) -> Slot {
-        Slot(Arc::new(SlotState {
-            settled: AtomicBool::new(false),
-            admission,
-        }))
-    }
-
-    fn admission(&self) -> &Admission {
-        &self.0.admission
-    }
-
-    /// Whether this caller is the one that settles the slot (the first to ask).
-    fn settle(&self) -> bool {
-        !self.0.settled.swap(true, Ordering::AcqRel)
-    }
-
-    fn release(&self) {
-        if self.settle() {
-            self.admission().slots.add_permits(1);
+impl CallState {
+    /// The caller stops waiting: the host work, if it has not ended, now overruns. Counted
+    /// before the phase moves, so the count never goes below zero when the work ends at the
+    /// same instant.
+    fn left(&self) {
+        self.shared.overrunning.fetch_add(1, Ordering::AcqRel);
+        metrics::pool_overrunning(1.0);
+        if self
+            .phase
+            .compare_exchange(RUNNING, LEFT, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            self.ended_overrun();
         }
     }
 
-    fn retire(&self, fault: SlotFault) {
-        if self.settle() {
-            self.admission().replace(fault);
-        }
+    fn ended_overrun(&self) {
+        self.shared.overrunning.fetch_sub(1, Ordering::AcqRel);
+        metrics::pool_overrunning(-1.0);
     }
 }
 
-impl Drop for SlotState {
-    /// A slot nobody settled (its task torn down with the runtime) goes back, as a dropped
-    /// permit would.
+/// What a call's task holds while its host work runs: its slot, given back when the task's
+/// future is dropped (the host returned, panicked, or was aborted at an await), never sooner.
+struct Held {
+    call: Arc<CallState>,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Drop for Held {
     fn drop(&mut self) {
-        if !*self.settled.get_mut() {
-            self.admission.slots.add_permits(1);
+        // Before the permit goes (fields drop after this body): whoever sees the slot free
+        // sees the overrun over.
+        if self.call.phase.swap(ENDED, Ordering::AcqRel) == LEFT {
+            self.call.ended_overrun();
         }
     }
 }
 
-impl Admission {
-    /// A fresh slot in place of a retired one, at once. A closed admission (its actor gone) is
-    /// not refilled: the next one starts with a full set of slots.
-    fn replace(&self, fault: SlotFault) {
-        if self.slots.is_closed() {
-            return;
+/// Why a worker was lost.
+#[derive(Debug)]
+enum WorkerFault {
+    HostPanicked,
+    DeadlineExceeded(Duration),
+}
+
+impl fmt::Display for WorkerFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WorkerFault::HostPanicked => f.write_str("host code panicked"),
+            WorkerFault::DeadlineExceeded(d) => write!(
+                f,
+                "host work exceeded its {} ms deadline; its slot returns when the host does",
+                d.as_millis()
+            ),
         }
-        tracing::warn!(%fault, "replacing a dispatch worker");
-        self.shared.counters.starts.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+impl PoolShared {
+    /// A worker lost to a fault, counted as a restart.
+    fn lost(&self, fault: WorkerFault) {
+        tracing::warn!(%fault, "dispatch worker lost");
+        self.counters.starts.fetch_add(1, Ordering::Relaxed);
         metrics::pool_event(PoolEvent::WorkerRestart);
-        self.slots.add_permits(1);
     }
 }
 
-/// The host work of one call, on a task of its own. Counters move before the reply, so a
-/// caller that got its answer sees them.
-async fn host(pending: Pending, slot: Slot) -> Reply {
+/// The host work of one call, on a task of its own. Counters move and the slot returns before
+/// the reply, so a caller that got its answer sees both.
+async fn host(pending: Pending, held: Held) -> Reply {
     let (answer, outcome) = pending.run_observed().await;
-    let counters = &slot.admission().shared.counters;
+    let shared = &held.call.shared;
     match outcome {
         HostOutcome::Returned => {
-            counters.completed.fetch_add(1, Ordering::Relaxed);
-            slot.release();
+            shared.counters.completed.fetch_add(1, Ordering::Relaxed);
         }
         HostOutcome::Panicked => {
-            counters.panics.fetch_add(1, Ordering::Relaxed);
+            shared.counters.panics.fetch_add(1, Ordering::Relaxed);
             metrics::pool_event(PoolEvent::Panic);
-            slot.retire(SlotFault::HostPanicked);
+            shared.lost(WorkerFault::HostPanicked);
         }
     }
+    drop(held);
     answer
 }
 
-/// The deadline over a running call, kept by its caller, or by a task of its own once the
-/// caller has gone.
+/// The deadline over a running call, kept by its caller; the caller going away cancels it.
 struct Watch {
     task: Option<JoinHandle<Reply>>,
-    slot: Slot,
+    call: Arc<CallState>,
+    token: CancellationToken,
     due: Instant,
 }
 
@@ -423,26 +459,25 @@ impl Watch {
             // runtime tears it down.
             Ok(Err(_)) => Err(UNAVAILABLE),
             Err(_elapsed) => {
+                // Fired before the abort: the drop that follows is a deadline's, not a
+                // caller's cancellation.
+                self.token.cancel();
                 if let Some(task) = task {
-                    overdue(task, &self.slot);
+                    task.abort();
                 }
+                self.call.left();
+                let shared = &self.call.shared;
+                shared.counters.deadlines.fetch_add(1, Ordering::Relaxed);
+                metrics::pool_event(PoolEvent::Deadline);
+                shared.lost(WorkerFault::DeadlineExceeded(shared.settings.deadline));
                 Err(DEADLINE)
             }
         }
     }
 }
 
-/// A call past its deadline: aborted, counted, its slot replaced (unless the work settled it
-/// in the same instant).
-fn overdue(task: JoinHandle<Reply>, slot: &Slot) {
-    task.abort();
-    let shared = &slot.admission().shared;
-    shared.counters.deadlines.fetch_add(1, Ordering::Relaxed);
-    metrics::pool_event(PoolEvent::Deadline);
-    slot.retire(SlotFault::DeadlineExceeded(shared.settings.deadline));
-}
-
 impl Drop for Watch {
+    /// The caller went away before the answer: the call is cancelled.
     fn drop(&mut self) {
         let Some(task) = self.task.take() else {
             return;
@@ -450,16 +485,10 @@ impl Drop for Watch {
         if task.is_finished() {
             return;
         }
-        // The caller went away: the deadline still holds for the work it left running.
-        let (due, slot) = (self.due, self.slot.clone());
-        if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            rt.spawn(async move {
-                let mut task = task;
-                if tokio::time::timeout_at(due, &mut task).await.is_err() {
-                    overdue(task, &slot);
-                }
-            });
-        }
+        task.abort();
+        self.call.left();
+        let counters = &self.call.shared.counters;
+        counters.cancelled.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -480,7 +509,7 @@ struct Published {
 
 impl Drop for Published {
     fn drop(&mut self) {
-        self.admission.slots.close();
+        self.admission.closed.cancel();
         let mut slot = self.current.write().unwrap_or_else(|e| e.into_inner());
         if slot
             .as_ref()
@@ -507,7 +536,7 @@ impl Actor for PoolActor {
             .starts
             .fetch_add(workers as u64, Ordering::Relaxed);
         let admission = Arc::new(Admission {
-            slots: Semaphore::new(workers),
+            closed: CancellationToken::new(),
             waiting: AtomicUsize::new(0),
             actor: myself.get_cell(),
             shared,

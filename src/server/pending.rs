@@ -1,10 +1,11 @@
 //! Host work the core hands back to a transport: a tool call, a read, a rendering.
 
+use super::cancel::CancelOnDrop;
 use super::inner::Inner;
 use super::refusals::{not_found, refused_tool_arguments, unserved_reply};
 use super::reply::Reply;
 use crate::catalog::{Completer, CompletionRequest, PromptRenderer, ResourceReader};
-use crate::dispatch::{CallContext, Carrier, ToolCall, ToolError, ToolOutput};
+use crate::dispatch::{CallContext, CancellationToken, Carrier, ToolCall, ToolError, ToolOutput};
 use crate::metrics;
 use crate::model::result::{CallToolResult, CompleteResult, ReadResourceResult};
 use crate::model::Content;
@@ -52,12 +53,16 @@ pub(super) enum Work {
 }
 
 /// Host work a request needs before it can be answered. [`Pending::run`] does it.
+///
+/// Dropped without being run to its end (its caller cancelled it or went away), it fires the
+/// call's [`CallContext::cancellation`] token and counts a cancellation.
 #[must_use]
 pub struct Pending {
     inner: Arc<Inner>,
     id: RequestId,
     revision: Revision,
     work: Work,
+    cancel: CancelOnDrop,
 }
 
 impl fmt::Debug for Pending {
@@ -110,12 +115,28 @@ impl<F: Future + Unpin> Future for Guarded<F> {
 
 impl Pending {
     pub(super) fn new(inner: Arc<Inner>, id: RequestId, revision: Revision, work: Work) -> Self {
+        let context = match &work {
+            Work::Unchecked { context, .. }
+            | Work::Read { context, .. }
+            | Work::Render { context, .. } => context,
+            Work::Tool { call, .. } => &call.context,
+            Work::Complete { request, .. } => &request.context,
+        };
+        let cancel = CancelOnDrop::new(context.cancellation.clone(), context.carrier);
         Pending {
             inner,
             id,
             revision,
             work,
+            cancel,
         }
+    }
+
+    /// The call's cancellation token: whoever drops the work for a reason other than its
+    /// caller (the pool's deadline) fires it first, so the drop is not counted as a
+    /// cancellation.
+    pub(crate) fn cancellation(&self) -> &CancellationToken {
+        self.cancel.token()
     }
 
     /// The request id this work answers.
@@ -138,7 +159,9 @@ impl Pending {
     /// an expired deadline, a connection stopping): -32603 with the reason as `data.reason`,
     /// its [`Outcome`] a refusal whose [`crate::Refused::reason`] is `reason`.
     pub fn unserved(self, reason: Unserved) -> Reply {
-        unserved_reply(&self.id, reason)
+        let Pending { id, cancel, .. } = self;
+        cancel.disarm();
+        unserved_reply(&id, reason)
     }
 
     /// Runs the host work and encodes its answer. A host panic is caught: a tool's panic is
@@ -146,7 +169,8 @@ impl Pending {
     /// goes to the log only.
     ///
     /// # Cancel safety
-    /// Dropping this future drops the host's future.
+    /// Dropping this future drops the host's future and fires the call's
+    /// [`CallContext::cancellation`] token: the request is cancelled, and nothing answers it.
     pub async fn run(self) -> Reply {
         self.run_observed().await.0
     }
@@ -159,8 +183,9 @@ impl Pending {
             id,
             revision,
             work,
+            cancel,
         } = self;
-        match work {
+        let ended = match work {
             Work::Unchecked {
                 index,
                 arguments,
@@ -249,7 +274,9 @@ impl Pending {
                 };
                 (reply, host)
             }
-        }
+        };
+        cancel.disarm();
+        ended
     }
 }
 
@@ -279,16 +306,25 @@ async fn run_tool(
     let tool: &str = entry.spec.name();
     let (output, metric_keys) = (entry.output.as_ref(), &entry.metric_keys);
     let carrier = call.context.carrier;
-    // The one dispatch site: the edge is recorded here, after validation, by name only.
-    #[cfg(feature = "connectome")]
-    if let Some(collector) = &inner.collector {
-        collector.record_dispatch(tool);
-    }
     // Emitted with or without the connectome: a collector's layer reads it, and so
     // may any subscriber of the host's (target `DISPATCH_TARGET`).
     let span = crate::dispatch::dispatch_span(tool);
     let started = std::time::Instant::now();
-    let (outcome, host) = match guarded(|| dispatch.call(call)).instrument(span).await {
+    let unanswered = Unanswered {
+        inner,
+        tool,
+        metric_keys,
+        started,
+    };
+    let dispatched = guarded(|| dispatch.call(call)).instrument(span).await;
+    unanswered.answered();
+    // The one dispatch site: the edge is recorded here, after validation, by name only, once
+    // the host answered (a call dropped before is recorded as cancelled instead).
+    #[cfg(feature = "connectome")]
+    if let Some(collector) = &inner.collector {
+        collector.record_dispatch(tool);
+    }
+    let (outcome, host) = match dispatched {
         Ok(r) => (r, HostOutcome::Returned),
         Err(()) => {
             tracing::error!(%tool, "tool dispatch panicked");
@@ -328,6 +364,38 @@ async fn run_tool(
         reply
     };
     (reply, host)
+}
+
+/// A tool call the host has not answered yet. Dropped so (the call's future dropped: its
+/// caller cancelled or left, or the deadline passed), it counts the call as cancelled, in the
+/// metrics and in the connectome's collector, rather than as an answer.
+struct Unanswered<'a> {
+    inner: &'a Inner,
+    tool: &'a str,
+    metric_keys: &'a metrics::ToolKeys,
+    started: std::time::Instant,
+}
+
+impl Unanswered<'_> {
+    fn answered(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for Unanswered<'_> {
+    fn drop(&mut self) {
+        metrics::tool_call(
+            self.metric_keys,
+            metrics::ToolOutcome::Cancelled,
+            self.started.elapsed(),
+        );
+        #[cfg(feature = "connectome")]
+        if let Some(collector) = &self.inner.collector {
+            collector.record_cancelled(self.tool);
+        }
+        #[cfg(not(feature = "connectome"))]
+        let _ = (self.inner, self.tool);
+    }
 }
 
 /// Validates and normalises a tool call's arguments against its general schema, under the

@@ -9,7 +9,7 @@ use super::step::Step;
 use crate::catalog::cursor::{page, ListKind};
 use crate::catalog::validated::{PromptEntry, ResourceEntryV, TemplateEntry, ToolEntry};
 use crate::dispatch::Extensions;
-use crate::dispatch::{CallContext, ToolCall};
+use crate::dispatch::{CallContext, CancellationToken, ToolCall};
 use crate::metrics;
 use crate::model::result::{
     DiscoverResult, EmptyResult, InitializeResult, ListCapability, ListResult, NoSettings, Page,
@@ -31,6 +31,11 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: E
         // Notifications are never answered, not even with an error.
         return match &*m.method {
             "exit" | "shutdown" => Step::Close(None),
+            "notifications/cancelled" => m
+                .params
+                .as_ref()
+                .and_then(cancelled_id)
+                .map_or(Step::Silent, Step::Cancel),
             _ => Step::Silent,
         };
     };
@@ -74,10 +79,13 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: E
         }
     };
     counted(Some(revision));
-    let context = CallContext {
+    // Built only by the methods that run host work: a token is an allocation a list does
+    // not need.
+    let context = move || CallContext {
         revision,
         carrier,
         extensions,
+        cancellation: CancellationToken::new(),
     };
     let params = m.params.unwrap_or_default();
     let cat = &inner.catalog;
@@ -92,7 +100,7 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: E
             ListKind::Tools,
             &cat.tools,
         ),
-        ("tools/call", _) if !cat.tools.is_empty() => tools_call(inner, id, context, params),
+        ("tools/call", _) if !cat.tools.is_empty() => tools_call(inner, id, context(), params),
         ("resources/list", _) if has_resources(inner) => list(
             inner,
             &id,
@@ -109,7 +117,9 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: E
             ListKind::ResourceTemplates,
             &cat.templates,
         ),
-        ("resources/read", _) if has_resources(inner) => resources_read(inner, id, context, params),
+        ("resources/read", _) if has_resources(inner) => {
+            resources_read(inner, id, context(), params)
+        }
         ("prompts/list", _) if !cat.prompts.is_empty() => list(
             inner,
             &id,
@@ -118,12 +128,18 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: E
             ListKind::Prompts,
             &cat.prompts,
         ),
-        ("prompts/get", _) if !cat.prompts.is_empty() => prompts_get(inner, id, context, params),
+        ("prompts/get", _) if !cat.prompts.is_empty() => prompts_get(inner, id, context(), params),
         ("completion/complete", _) if cat.completer.is_some() => {
-            super::complete::complete(inner, id, context, params.rest)
+            super::complete::complete(inner, id, context(), params.rest)
         }
         (method, _) => fail(RpcError::method_not_found(method)),
     }
+}
+
+/// The `requestId` of a `notifications/cancelled`, when it is one a request could carry:
+/// anything else cancels nothing.
+fn cancelled_id(params: &Params<'_>) -> Option<RequestId> {
+    RequestId::from_value(params.rest.get("requestId")?.clone())
 }
 
 fn has_resources(inner: &Inner) -> bool {

@@ -3,6 +3,7 @@
 
 use super::pending::Pending;
 use super::reply::Reply;
+use crate::protocol::RequestId;
 
 /// What the core asks a transport to do with one frame.
 #[derive(Debug)]
@@ -12,6 +13,11 @@ pub enum Step {
     Reply(Reply),
     /// Write nothing: the frame was a notification.
     Silent,
+    /// Write nothing, and cancel the request with this id if its host work still runs on this
+    /// connection: the frame was a `notifications/cancelled` naming it. A cancelled request is
+    /// never answered. An id that names nothing in flight (unknown, already answered) is
+    /// ignored, as the specifications say; a malformed one never gets here ([`Step::Silent`]).
+    Cancel(RequestId),
     /// Run this host work, then write the reply it yields.
     Pending(Pending),
     /// Write the reply, if any, then end the connection once the work in flight is answered

@@ -18,12 +18,13 @@
 use crate::dispatch::Carrier;
 use crate::dispatch::Extensions;
 use crate::protocol::outcome::Unserved;
-use crate::protocol::{codes, RpcError};
+use crate::protocol::{codes, RequestId, RpcError};
 use crate::server::{Reply, Server, Step};
 use crate::transport::{Direct, Done, RunPending};
 use crate::BoxFuture;
 use lines::{Line, LineReader};
 use serde_json::json;
+use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::io;
@@ -31,7 +32,7 @@ use std::sync::Arc;
 use stdin::StdinLease;
 use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, Semaphore};
-use tokio::task::JoinSet;
+use tokio::task::{self, AbortHandle, JoinSet};
 
 mod lines;
 mod stdin;
@@ -279,7 +280,7 @@ where
     };
     let mut writer_done = None;
     let permits = Arc::new(Semaphore::new(in_flight_cap));
-    let mut in_flight = JoinSet::new();
+    let mut in_flight = InFlight::default();
     let mut read_error = None;
 
     loop {
@@ -315,6 +316,7 @@ where
                         }
                     }
                     Step::Silent => {}
+                    Step::Cancel(id) => in_flight.cancel(&id),
                     Step::Pending(p) => {
                         let Ok(permit) = permits.clone().acquire_owned().await else {
                             break;
@@ -328,8 +330,9 @@ where
                             slot.send(reply);
                             drop(permit);
                         });
+                        let id = p.id().clone();
                         if let Some(work) = exec.start(p, done) {
-                            in_flight.spawn(work);
+                            in_flight.spawn(id, work);
                         }
                     }
                     Step::Close(r) => {
@@ -340,7 +343,7 @@ where
                     }
                 }
                 // Reap finished tasks so the set does not grow with the connection's age.
-                while in_flight.try_join_next().is_some() {}
+                in_flight.reap();
             }
             Err(e) => {
                 read_error = Some(StdioError {
@@ -356,9 +359,9 @@ where
     }
     // The source (stdin's lease) is handed on only once what it gave is answered or refused.
     if writer_done.is_some() {
-        in_flight.abort_all();
+        in_flight.tasks.abort_all();
     }
-    while in_flight.join_next().await.is_some() {}
+    while in_flight.tasks.join_next().await.is_some() {}
     // The writer ends once every reply is written: work handed off holds its slot, and so
     // the channel open, until it is answered.
     drop(tx);
@@ -374,6 +377,49 @@ where
         kind: StdioErrorKind::Write,
         source,
     })
+}
+
+/// The requests of a connection whose host work runs, by id, so that a
+/// `notifications/cancelled` can reach them.
+#[derive(Default)]
+struct InFlight {
+    tasks: JoinSet<()>,
+    by_request: HashMap<RequestId, AbortHandle>,
+    by_task: HashMap<task::Id, RequestId>,
+}
+
+impl InFlight {
+    fn spawn(&mut self, id: RequestId, work: BoxFuture<()>) {
+        let handle = self.tasks.spawn(work);
+        self.by_task.insert(handle.id(), id.clone());
+        // A client that reuses an id still in flight can cancel only the latest request
+        // with it: ids name one request in flight, the specifications say.
+        self.by_request.insert(id, handle);
+    }
+
+    /// Cancels the request with `id`, if its work still runs: its task is aborted, so its
+    /// host future is dropped (the call's token fires) and its reply, never sent, gives its
+    /// place in the writer's queue back. An unknown or answered id is ignored.
+    fn cancel(&mut self, id: &RequestId) {
+        if let Some(handle) = self.by_request.remove(id) {
+            handle.abort();
+        }
+    }
+
+    /// Forgets the tasks that have ended.
+    fn reap(&mut self) {
+        while let Some(ended) = self.tasks.try_join_next_with_id() {
+            let task = match ended {
+                Ok((task, ())) => task,
+                Err(e) => e.id(),
+            };
+            if let Some(id) = self.by_task.remove(&task) {
+                if self.by_request.get(&id).is_some_and(|h| h.id() == task) {
+                    self.by_request.remove(&id);
+                }
+            }
+        }
+    }
 }
 
 fn too_long(limit: usize) -> Reply {
@@ -407,7 +453,7 @@ async fn refuse_waiting<R: AsyncBufRead + Unpin>(
                 match server.handle_with(frame, Carrier::Stdio, extensions.clone()) {
                     Step::Reply(r) | Step::Close(Some(r)) => r,
                     Step::Pending(p) => p.unserved(Unserved::ShuttingDown),
-                    Step::Silent | Step::Close(None) => continue,
+                    Step::Silent | Step::Cancel(_) | Step::Close(None) => continue,
                 }
             }
         };

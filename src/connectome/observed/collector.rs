@@ -22,6 +22,8 @@ struct Inner {
     attached: AtomicBool,
     max_edges: usize,
     dispatch: DashMap<Box<str>, AtomicU64>,
+    /// Dispatches dropped before the host answered, by tool: not observations of the edge.
+    cancelled: DashMap<Box<str>, AtomicU64>,
     modules: DashMap<(&'static str, &'static str), AtomicU64>,
     overflow: AtomicU64,
 }
@@ -32,6 +34,7 @@ impl Default for Inner {
             attached: AtomicBool::new(false),
             max_edges: DEFAULT_MAX_EDGES,
             dispatch: DashMap::new(),
+            cancelled: DashMap::new(),
             modules: DashMap::new(),
             overflow: AtomicU64::new(0),
         }
@@ -108,6 +111,37 @@ impl Collector {
             .fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Records one dispatch of `tool` dropped before the host answered (its caller cancelled
+    /// or went away, or the pool's deadline passed). It is not an observation of the dispatch
+    /// edge, whose count is the calls the host answered; [`Collector::cancelled`] reads it.
+    /// Bounded like the edges: a new tool past `max_edges` counts in the overflow.
+    pub fn record_cancelled(&self, tool: &str) {
+        if !self.inner.attached.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Some(counter) = self.inner.cancelled.get(tool) {
+            counter.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        if self.inner.cancelled.len() >= self.inner.max_edges {
+            self.inner.overflow.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        self.inner
+            .cancelled
+            .entry(Box::from(tool))
+            .or_insert_with(|| AtomicU64::new(0))
+            .fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Dispatches of `tool` dropped before the host answered, since the last reset.
+    pub fn cancelled(&self, tool: &str) -> u64 {
+        self.inner
+            .cancelled
+            .get(tool)
+            .map_or(0, |n| n.load(Ordering::Relaxed))
+    }
+
     /// Records one `module:FROM` → `module:TO` edge (span targets are `'static`, so no
     /// allocation ever).
     pub fn record_module_edge(&self, from: &'static str, to: &'static str) {
@@ -167,6 +201,9 @@ impl Collector {
             entry.value().store(0, Ordering::Relaxed);
         }
         for entry in self.inner.modules.iter() {
+            entry.value().store(0, Ordering::Relaxed);
+        }
+        for entry in self.inner.cancelled.iter() {
             entry.value().store(0, Ordering::Relaxed);
         }
         self.inner.overflow.store(0, Ordering::Relaxed);

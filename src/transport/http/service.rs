@@ -311,7 +311,9 @@ impl HttpService {
         let reply = match server.handle_in(m, era, extensions) {
             Step::Reply(r) | Step::Close(Some(r)) => r,
             Step::Pending(p) => self.config.exec.run(p).await,
-            Step::Silent | Step::Close(None) => return Ok(empty(StatusCode::ACCEPTED)),
+            Step::Silent | Step::Cancel(_) | Step::Close(None) => {
+                return Ok(empty(StatusCode::ACCEPTED))
+            }
         };
         let status = rejection::status_of(reply.error_code());
         if let Some(code) = reply.error_code() {
