@@ -6,7 +6,12 @@
 //! cargo run --example cancellation
 //! cargo run --example cancellation -- --runtime
 //! cargo run --example cancellation -- --http 127.0.0.1:0 --print-addr [--runtime]
+//! cargo run --example cancellation -- --metrics 127.0.0.1:9464
 //! ```
+//!
+//! `--metrics ADDR` serves what the crate records in Prometheus's text format at
+//! `http://ADDR/metrics`: `mcp_cancellations_total` by transport, `mcp_tool_calls_total`
+//! with `outcome="cancelled"`.
 //!
 //! - `wait`: awaits for ever. Its future is dropped when the caller cancels (stdio
 //!   `notifications/cancelled`), closes its HTTP connection or resets its h2 stream.
@@ -101,6 +106,25 @@ fn runtime_config() -> ApplicationConfig {
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let supervised = args.iter().any(|a| a == "--runtime");
+    let metrics = args
+        .iter()
+        .position(|a| a == "--metrics")
+        .and_then(|i| args.get(i + 1));
+    if let Some(addr) = metrics {
+        let installed = addr
+            .parse::<std::net::SocketAddr>()
+            .map_err(|e| e.to_string())
+            .and_then(|addr| {
+                metrics_exporter_prometheus::PrometheusBuilder::new()
+                    .with_http_listener(addr)
+                    .install()
+                    .map_err(|e| e.to_string())
+            });
+        if let Err(e) = installed {
+            eprintln!("cancellation: cannot serve metrics on {addr}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let http = args
         .iter()
         .position(|a| a == "--http")
