@@ -104,6 +104,8 @@ pub struct PoolStats {
     /// deadline passed, or the caller went away): a host blocking its thread. They count
     /// against `workers` until they return.
     pub overrunning: usize,
+    /// Calls waiting for a slot now; at most the configured `queue`.
+    pub queued: usize,
 }
 
 /// How the pool is sized and bounded.
@@ -195,6 +197,9 @@ impl Pool {
             overloaded: c.overloaded.load(Ordering::Relaxed),
             cancelled: c.cancelled.load(Ordering::Relaxed),
             overrunning: self.shared.overrunning.load(Ordering::Relaxed),
+            queued: self
+                .current()
+                .map_or(0, |a| a.waiting.load(Ordering::Relaxed)),
         }
     }
 
@@ -283,7 +288,7 @@ async fn admit(
         metrics::pool_event(PoolEvent::Overloaded);
         return Err(OVERLOADED);
     }
-    let place = Queued::enter(&admission.waiting);
+    let place = Queued::enter(admission);
     let got = tokio::select! {
         biased;
         () = admission.closed.cancelled() => Ok(Err(SHUTTING_DOWN)),
@@ -291,7 +296,7 @@ async fn admit(
             got.map(|permit| permit.map_err(|_closed| SHUTTING_DOWN))
         }
     };
-    drop(place);
+    place.leave();
     match got {
         Ok(permit) => permit,
         // A call that waited its whole deadline for a slot is refused without running.
@@ -303,21 +308,36 @@ async fn admit(
     }
 }
 
-/// A place in the queue (already counted in `waiting`), given back however the wait ends, its
-/// future dropped included.
-struct Queued<'a>(&'a AtomicUsize);
+/// A place in the queue (already counted in `waiting`), given back however the wait ends; its
+/// future dropped (the caller went away while it waited) counts a cancelled job.
+struct Queued<'a> {
+    admission: &'a Admission,
+    waited: bool,
+}
 
 impl<'a> Queued<'a> {
-    fn enter(waiting: &'a AtomicUsize) -> Queued<'a> {
+    fn enter(admission: &'a Admission) -> Queued<'a> {
         metrics::pool_queued(1.0);
-        Queued(waiting)
+        Queued {
+            admission,
+            waited: false,
+        }
+    }
+
+    /// The wait ended, with a slot or with a refusal.
+    fn leave(mut self) {
+        self.waited = true;
     }
 }
 
 impl Drop for Queued<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
+        self.admission.waiting.fetch_sub(1, Ordering::AcqRel);
         metrics::pool_queued(-1.0);
+        if !self.waited {
+            let counters = &self.admission.shared.counters;
+            counters.cancelled.fetch_add(1, Ordering::Relaxed);
+        }
     }
 }
 

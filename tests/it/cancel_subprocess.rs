@@ -45,7 +45,9 @@ struct Host {
     metrics: SocketAddr,
 }
 
-fn lines<R: tokio::io::AsyncRead + Unpin + Send + 'static>(r: R) -> mpsc::UnboundedReceiver<String> {
+fn lines<R: tokio::io::AsyncRead + Unpin + Send + 'static>(
+    r: R,
+) -> mpsc::UnboundedReceiver<String> {
     let (tx, rx) = mpsc::unbounded_channel();
     tokio::spawn(async move {
         let mut lines = BufReader::new(r).lines();
@@ -168,7 +170,10 @@ fn cancelled(id: Value) -> Value {
 }
 
 fn report(what: &str, from: Instant, to: Instant) {
-    eprintln!("{what}: host heard the cancellation {:?} after it was sent", to - from);
+    eprintln!(
+        "{what}: host heard the cancellation {:?} after it was sent",
+        to - from
+    );
 }
 
 async fn stdio_cancellation(args: &[&str]) {

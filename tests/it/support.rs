@@ -7,6 +7,7 @@
 #[allow(dead_code)]
 pub(crate) mod adversarial;
 pub(crate) mod child;
+pub(crate) mod gate;
 pub(crate) mod http;
 pub(crate) mod runtime_host;
 pub(crate) mod source;
