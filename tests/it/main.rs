@@ -11,6 +11,7 @@
 
 mod support;
 
+mod cancel_stdio;
 mod cancel_subprocess;
 mod catalog_http;
 mod catalog_metadata;

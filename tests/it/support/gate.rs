@@ -169,6 +169,11 @@ impl Drop for Running {
 
 /// The host's server and the test's side of it.
 pub(crate) fn host() -> (Server, Gates) {
+    host_with(|config| config)
+}
+
+/// [`host`], its configuration edited by `edit` (a collector attached, say).
+pub(crate) fn host_with(edit: impl FnOnce(ServerConfig) -> ServerConfig) -> (Server, Gates) {
     let tagged = json!({
         "type": "object",
         "properties": {"tag": {"type": "string", "maxLength": 32}},
@@ -237,7 +242,7 @@ pub(crate) fn host() -> (Server, Gates) {
             }
         }
     });
-    let server = Server::new(config).expect("the gated host's catalog is valid");
+    let server = Server::new(edit(config)).expect("the gated host's catalog is valid");
     (
         server,
         Gates {
