@@ -52,8 +52,10 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static A: Counting = Counting;
 
-/// The most allocations one `tools/call` may cost, as measured when the bound was set.
-const BOUND: usize = 10;
+/// The most allocations one `tools/call` may cost, as measured when the bound was set: 10,
+/// then 11 when a call's context gained its cancellation token (issue 26: the signal shared
+/// between the host's work and whoever drops it needs one shared allocation per call).
+const BOUND: usize = 11;
 
 fn server() -> Server {
     let catalog = Catalog::new().tool(

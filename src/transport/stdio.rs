@@ -10,8 +10,13 @@
 //! lines it has not taken, and a line half read, to the next one. Reading is cancel safe on
 //! any reader, so a connection asked to stop loses no partly read line either.
 //!
+//! A `notifications/cancelled` naming a request in flight on the connection cancels it: its
+//! task is aborted, so the host's future is dropped and its `CallContext::cancellation` fires,
+//! and nothing is written for it. One naming no request in flight is ignored.
+//!
 //! [`serve`] runs host work on the connection's own tasks and puts no clock on it: a tool that
-//! never returns holds its request, and so the end of the connection, for ever. A host that
+//! never returns, and is never cancelled, holds its request, and so the end of the
+//! connection, for ever. A host that
 //! needs a per-call deadline (and worker replacement after a panic) serves stdio through the
 //! supervised runtime instead (`ApplicationConfig::stdio`), whose dispatch pool bounds each call.
 
