@@ -162,6 +162,16 @@ impl Gate {
         all
     }
 
+    /// Releases every call from now on, as each starts (those taken already are the
+    /// test's to release).
+    pub(crate) fn release_all(mut self) {
+        tokio::spawn(async move {
+            while let Some(started) = self.started.recv().await {
+                started.release();
+            }
+        });
+    }
+
     /// A call that has started and not been taken yet, without waiting.
     pub(crate) fn try_started(&mut self) -> Option<Started> {
         self.started.try_recv().ok()
@@ -194,6 +204,18 @@ impl Started {
             }
         }
     }
+}
+
+/// Waits until `actor` has exited; fails the test after [`SAFETY`]. An event, not a poll:
+/// once it returns, the actor's supervisor has been sent its exit (ractor sends it before it
+/// marks the actor stopped), and a supervisor handles such an event, the restarts it causes
+/// included, before any call sent to it after (its supervision port comes before its
+/// messages): the supervisor's next answer already counts the exit.
+pub(crate) async fn exited(actor: &ractor::ActorCell) {
+    actor
+        .wait(Some(SAFETY))
+        .await
+        .unwrap_or_else(|_| panic!("{:?} still runs after {SAFETY:?}", actor.get_id()));
 }
 
 /// Polls `check` every 5 ms until it holds, for at most `limit`.
