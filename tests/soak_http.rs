@@ -7,6 +7,10 @@
 //! A binary of its own, not a module of `tests/it`: it reads this process's resident memory and
 //! open descriptors (`/proc/self`), which tests running beside it in one process would move, and
 //! it installs a process-wide panic hook.
+//!
+//! Time is this test's subject: the soak runs for its duration, and the drip client's pauses
+//! are its attack. Nothing else waits on a clock: a stream is reset once its `gate` call is
+//! known to run, and the end of the connections, which has no event, is polled.
 
 #[allow(dead_code)] // shared with `tests/it`; this binary uses part of it
 #[path = "it/support/runtime_host.rs"]
@@ -171,6 +175,7 @@ async fn dripper(addr: SocketAddr, until: Instant, tally: Arc<Tally>) {
                     Ok(0) | Err(_) => break,
                     Ok(n) => out.extend_from_slice(&buf[..n]),
                 },
+                // The drip's slowness is the attack: the subject of this client.
                 () = tokio::time::sleep(Duration::from_millis(50)), if out.is_empty() => {
                     if s.write_all(b" ").await.is_err() { break; }
                 }
@@ -200,8 +205,9 @@ async fn idler(addr: SocketAddr, until: Instant, tally: Arc<Tally>) {
     }
 }
 
-/// HTTP/2 requests abandoned in flight (the client resets the stream) on a slow tool.
-async fn resetter(addr: SocketAddr, until: Instant, tally: Arc<Tally>) {
+/// HTTP/2 requests abandoned in flight (the client resets the stream): each a `gate` call,
+/// reset once it is known to run, then released (a call already cancelled is not waited for).
+async fn resetter(addr: SocketAddr, until: Instant, tally: Arc<Tally>, mut gate: host::Gate) {
     while Instant::now() < until {
         let io = TokioIo::new(TcpStream::connect(addr).await.unwrap());
         let (mut tx, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
@@ -209,9 +215,11 @@ async fn resetter(addr: SocketAddr, until: Instant, tally: Arc<Tally>) {
             .unwrap();
         let driver = tokio::spawn(conn);
         for _ in 0..10 {
-            let req = request(addr, "slow", call("slow", json!({"ms": 50})), true);
+            let req = request(addr, "gate", call("gate", json!({})), true);
             let pending = tx.send_request(req);
-            let _ = tokio::time::timeout(Duration::from_millis(20), pending).await;
+            let running = gate.started().await;
+            drop(pending); // RST_STREAM(CANCEL)
+            running.release();
             tally.reset.fetch_add(1, Ordering::Relaxed);
         }
         drop(tx);
@@ -243,12 +251,14 @@ async fn a_mixed_soak_leaves_nothing_behind() {
         .queue(4096)
         .deadline(Duration::from_secs(5))
         .http(listener, service, options);
-    let rt = Application::start(host::server(), config).await.unwrap();
+    let (server, gate) = host::gated();
+    let rt = Application::start(server, config).await.unwrap();
 
     // Warm up once so that what the first connections allocate for good is in the baseline.
     let warm = Arc::new(Tally::default());
     caller(addr, false, Instant::now(), warm.clone(), 0).await;
     caller(addr, true, Instant::now(), warm, 0).await;
+    // A poll: the count of open connections has no event.
     assert!(
         host::eventually(Duration::from_secs(10), || async {
             rt.http_connections() == 0
@@ -275,7 +285,7 @@ async fn a_mixed_soak_leaves_nothing_behind() {
     for _ in 0..16 {
         tasks.push(tokio::spawn(idler(addr, until, tally.clone())));
     }
-    tasks.push(tokio::spawn(resetter(addr, until, tally.clone())));
+    tasks.push(tokio::spawn(resetter(addr, until, tally.clone(), gate)));
     for t in tasks {
         tokio::time::timeout(soak_for() + Duration::from_secs(30), t)
             .await
@@ -284,6 +294,7 @@ async fn a_mixed_soak_leaves_nothing_behind() {
     }
 
     // Nothing left: the connection tasks end, the pool is empty, memory and descriptors return.
+    // A poll: the count of open connections has no event.
     assert!(
         host::eventually(Duration::from_secs(15), || async {
             rt.http_connections() == 0

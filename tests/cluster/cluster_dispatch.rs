@@ -5,17 +5,23 @@
 //!
 //! One test function: the process group registry is process-wide, so the scenarios run in
 //! sequence on one pair of nodes.
+//!
+//! Ordered by events: the calls in flight at the loss are `gate` calls of the test host, known
+//! to run when they report so and held until the end, so an answer before then cannot be the
+//! tool's; the lost node's leaving is seen as a change of the process group.
 
-use crate::host;
+use crate::host::{self, SAFETY};
+use crate::GroupWatch;
 
 use beam_mcp::runtime::cluster::{
     dispatch_to, remote_dispatchers, wait_for_remote_dispatcher, ClusterNode, NodeConfig,
+    DISPATCH_GROUP,
 };
 use beam_mcp::runtime::{Application, ApplicationConfig, ApplicationMsg, DispatchResult};
 use beam_mcp::Extensions;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const COOKIE: &str = "cluster-dispatch-test-cookie";
 const LIMIT: Duration = Duration::from_secs(10);
@@ -78,7 +84,9 @@ async fn ask(asker: &ActorRef<AskMsg>, tool: &str, arguments: Value) -> Dispatch
 async fn a_host_actor_on_node_b_dispatches_through_node_a_and_a_lost_node_answers_unavailable() {
     // ractor's process groups are process-wide: no other test's nodes while these run.
     let _nodes = crate::NODES.lock().await;
-    let runtime = Application::start(host::server(), ApplicationConfig::new().workers(2))
+    let (server, mut gate) = host::gated();
+    // Room for the four calls held at the loss.
+    let runtime = Application::start(server, ApplicationConfig::new().workers(4))
         .await
         .expect("runtime starts");
     let node_a = ClusterNode::start(NodeConfig::new("node_a", COOKIE))
@@ -134,39 +142,43 @@ async fn a_host_actor_on_node_b_dispatches_through_node_a_and_a_lost_node_answer
         .expect_err("unknown")
         .is_unknown_tool());
 
-    // Node A lost mid-call: every pending remote dispatch is answered "unavailable", long
-    // before the tool would have finished.
+    // Node A lost mid-call: every pending remote dispatch is answered "unavailable", while
+    // the tool is still held (so the answer is not the tool's).
     let pending: Vec<_> = (0..3)
         .map(|_| {
             let remote = remote.clone();
-            tokio::spawn(async move {
-                let started = Instant::now();
-                let answer = dispatch_to(&remote, "slow", json!({"ms": 5000}), LIMIT).await;
-                (answer, started.elapsed())
-            })
+            tokio::spawn(async move { dispatch_to(&remote, "gate", json!({}), SAFETY).await })
         })
         .collect();
     let actor_pending = tokio::spawn({
         let asker = asker.clone();
-        async move { ask(&asker, "slow", json!({"ms": 5000})).await }
+        async move { ask(&asker, "gate", json!({})).await }
     });
-    // Let the calls reach node A's pool (each then sleeps 5 s there).
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The calls have reached node A's pool: they run, held.
+    let held = gate.started_n(4).await;
+    let mut group = GroupWatch::start(DISPATCH_GROUP).await;
     node_a.stop(LIMIT).await;
     for task in pending {
-        let (answer, took) = task.await.expect("the caller task ends");
+        let answer = tokio::time::timeout(SAFETY, task)
+            .await
+            .expect("the caller is answered")
+            .expect("the caller task ends");
         let refused = answer.expect_err("a lost node refuses");
         assert!(refused.is_unavailable(), "{refused}");
         assert_eq!(refused.data(), &json!({"reason": "unavailable"}));
-        assert!(took < Duration::from_millis(4000), "answered in {took:?}");
     }
     let from_actor = actor_pending.await.expect("the actor's caller ends");
     assert!(from_actor.expect_err("refused").is_unavailable());
+    // Only now are the tools let go: every answer above came while they were held.
+    drop(held);
     // A dispatch sent after the loss is refused the same way, at once.
     assert!(
-        host::eventually(LIMIT, || async { remote_dispatchers().is_empty() }).await,
+        group
+            .until(SAFETY, || remote_dispatchers().is_empty())
+            .await,
         "the lost node's catalog actor leaves B's group"
     );
+    group.stop();
     let after = dispatch_to(&remote, "echo", json!({"text": "late"}), LIMIT)
         .await
         .expect_err("nothing to serve it");

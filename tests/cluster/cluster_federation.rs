@@ -7,7 +7,10 @@
 //! sessions announce every peer of the process, and one node's peer may be asked through
 //! several sessions. Merging is idempotent per node, so it counts once; that is part of what
 //! this test shows.
+//!
+//! The group's membership is waited on as events (a watcher of the group), not polled.
 
+use crate::GroupWatch;
 use beam_mcp::connectome::canonical::{verify, DigestAlgorithm};
 use beam_mcp::connectome::effective::federated_effective_export;
 use beam_mcp::connectome::export::ExportKind;
@@ -76,14 +79,11 @@ async fn three_nodes_federate_into_one_export_whichever_node_asks() {
         };
         peers.push(peer);
     }
+    let mut group = GroupWatch::start(OBSERVED_GROUP).await;
     nodes[1].connect(nodes[0].addr()).await.expect("B joins A");
     nodes[2].connect(nodes[0].addr()).await.expect("C joins A");
-    let deadline = tokio::time::Instant::now() + LIMIT;
-    while remote_peers() < 3 && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
     assert!(
-        remote_peers() >= 3,
+        group.until(LIMIT, || remote_peers() >= 3).await,
         "the peers are reachable through the sessions"
     );
 
@@ -172,15 +172,22 @@ async fn three_nodes_federate_into_one_export_whichever_node_asks() {
     // the other sessions' in the shared registry: B may drop out of this second round too. In
     // separate processes, as in the example, it does not.)
     let c_peer = peers.pop().expect("three peers");
-    c_peer.stop(None);
+    c_peer
+        .stop_and_wait(None, Some(LIMIT))
+        .await
+        .expect("C's peer stops");
     let c_node = nodes.pop().expect("three nodes");
     c_node.stop(LIMIT).await;
-    let deadline = tokio::time::Instant::now() + LIMIT;
+    // Asked again after each change of the group, until C's peer is gone from it.
     let mut after = federate((names[0], &collectors[0].snapshot()), LIMIT).await;
-    while after.contributors().any(|n| n == "node_c") && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    while after.contributors().any(|n| n == "node_c") {
+        assert!(
+            group.changed(LIMIT).await,
+            "node C is still asked, and the group no longer changes"
+        );
         after = federate((names[0], &collectors[0].snapshot()), LIMIT).await;
     }
+    group.stop();
     let contributors: Vec<&str> = after.contributors().collect();
     assert!(contributors.contains(&"node_a"), "{contributors:?}");
     assert!(!contributors.contains(&"node_c"), "{contributors:?}");

@@ -17,3 +17,84 @@ mod cluster_federation;
 
 /// Held by each test that starts `ractor_cluster` nodes in this process, for its whole run.
 static NODES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// A process group's changes, as events: an actor that monitors the group (`ractor::pg`) and
+/// forwards every join and leave. A test waits on these instead of polling the membership.
+pub(crate) struct GroupWatch {
+    changes: tokio::sync::mpsc::UnboundedReceiver<()>,
+    watcher: ractor::ActorRef<WatchMsg>,
+}
+
+pub(crate) enum WatchMsg {}
+impl ractor::Message for WatchMsg {}
+
+struct Watcher;
+
+impl ractor::Actor for Watcher {
+    type Msg = WatchMsg;
+    type State = tokio::sync::mpsc::UnboundedSender<()>;
+    type Arguments = (String, tokio::sync::mpsc::UnboundedSender<()>);
+
+    async fn pre_start(
+        &self,
+        myself: ractor::ActorRef<WatchMsg>,
+        (group, changes): Self::Arguments,
+    ) -> Result<Self::State, ractor::ActorProcessingErr> {
+        ractor::pg::monitor(group, myself.get_cell());
+        Ok(changes)
+    }
+
+    async fn handle_supervisor_evt(
+        &self,
+        _: ractor::ActorRef<WatchMsg>,
+        event: ractor::SupervisionEvent,
+        changes: &mut Self::State,
+    ) -> Result<(), ractor::ActorProcessingErr> {
+        if let ractor::SupervisionEvent::ProcessGroupChanged(_) = event {
+            let _ = changes.send(());
+        }
+        Ok(())
+    }
+}
+
+impl GroupWatch {
+    /// Watches `group` from now on.
+    pub(crate) async fn start(group: &str) -> GroupWatch {
+        let (tx, changes) = tokio::sync::mpsc::unbounded_channel();
+        let (watcher, _) = ractor::Actor::spawn(None, Watcher, (group.to_owned(), tx))
+            .await
+            .expect("the group watcher starts");
+        GroupWatch { changes, watcher }
+    }
+
+    /// Waits until `check` holds, checking now and after each change of the group; false if
+    /// it does not within `limit` (a safety net against a hang, not a timing assertion).
+    pub(crate) async fn until(
+        &mut self,
+        limit: std::time::Duration,
+        mut check: impl FnMut() -> bool,
+    ) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            if check() {
+                return true;
+            }
+            match tokio::time::timeout_at(deadline, self.changes.recv()).await {
+                Ok(Some(())) => {}
+                _ => return check(),
+            }
+        }
+    }
+
+    /// The next change of the group; false if none comes within `limit`.
+    pub(crate) async fn changed(&mut self, limit: std::time::Duration) -> bool {
+        matches!(
+            tokio::time::timeout(limit, self.changes.recv()).await,
+            Ok(Some(()))
+        )
+    }
+
+    pub(crate) fn stop(self) {
+        self.watcher.stop(None);
+    }
+}

@@ -2,6 +2,10 @@
 //! streams on one h2c connection and many HTTP/1.1 connections, each with its own principal (no
 //! principal reaches another request); a client that goes away while the hook runs; a hook
 //! that panics on many streams at once.
+//!
+//! No sleeps: the hooks interleave by yielding a different number of times each; a hook that
+//! must outlast its client never ends by itself (`x-hang`), so only the mechanism under test
+//! can end it; the test learns how many hook futures are alive from a `watch` channel.
 
 use crate::support::http as rig;
 
@@ -19,17 +23,36 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpStream;
+use tokio::sync::watch;
 
-const LIMIT: Duration = Duration::from_secs(10);
+/// A safety net against a hang, not a timing assertion: every wait it bounds ends at once, or
+/// at a deadline the test set, far shorter.
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// Longer than any test: a read deadline that cannot be what ends a hook.
+const HOUR: Duration = Duration::from_secs(3600);
 
 #[derive(Debug)]
 struct Principal(u64);
 
-/// Counts hook futures alive.
-struct Alive(Arc<AtomicUsize>);
+/// How many hook futures are alive; the test waits on its changes.
+type AliveCount = Arc<watch::Sender<usize>>;
+
+fn alive_count() -> AliveCount {
+    Arc::new(watch::channel(0).0)
+}
+
+/// Counts one hook future alive until it is dropped (ended, or abandoned).
+struct Alive(AliveCount);
+impl Alive {
+    fn enter(count: &AliveCount) -> Alive {
+        count.send_modify(|n| *n += 1);
+        Alive(count.clone())
+    }
+}
 impl Drop for Alive {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        self.0.send_modify(|n| *n -= 1);
     }
 }
 
@@ -48,8 +71,10 @@ fn server(ran: Arc<AtomicUsize>) -> Server {
     Server::new(config).unwrap()
 }
 
-/// A hook that reads `x-who`, waits a little (longer for some), and names the principal.
-fn service(ran: Arc<AtomicUsize>, alive: Arc<AtomicUsize>, wait_ms: u64) -> HttpService {
+/// A hook that reads `x-who` and names the principal. It first yields to the scheduler a
+/// number of times that differs from one principal to the next, so that concurrent hooks end
+/// out of order; with `x-hang` it never ends by itself.
+fn service(ran: Arc<AtomicUsize>, alive: AliveCount) -> HttpService {
     HttpService::new(server(ran), |_| Ok(()), AllowedOrigins::Any)
         .path("/mcp")
         .read_timeout(Duration::from_secs(3))
@@ -58,21 +83,35 @@ fn service(ran: Arc<AtomicUsize>, alive: Arc<AtomicUsize>, wait_ms: u64) -> Http
                 .headers
                 .get("x-who")
                 .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-            alive.fetch_add(1, Ordering::SeqCst);
-            let guard = Alive(alive.clone());
+            let hang = head.headers.contains_key("x-hang");
+            let guard = Alive::enter(&alive);
             async move {
                 let _guard = guard;
                 let who = who.ok_or_else(|| Forbidden::new("no x-who"))?;
                 if who == 999 {
                     panic!("secret: hook panicked");
                 }
-                tokio::time::sleep(Duration::from_millis(wait_ms + (who * 7) % 13)).await;
+                if hang {
+                    std::future::pending::<()>().await;
+                }
+                for _ in 0..(who * 7) % 13 {
+                    tokio::task::yield_now().await;
+                }
                 Ok(Extensions::new().with(Principal(who)))
             }
         })
 }
 
 fn request(addr: SocketAddr, h2: bool, who: u64) -> http::Request<Full<Bytes>> {
+    request_with(addr, h2, who, false)
+}
+
+/// A request whose hook never ends by itself.
+fn hanging(addr: SocketAddr, h2: bool, who: u64) -> http::Request<Full<Bytes>> {
+    request_with(addr, h2, who, true)
+}
+
+fn request_with(addr: SocketAddr, h2: bool, who: u64, hang: bool) -> http::Request<Full<Bytes>> {
     let body = rpc("tools/call", json!({"name": "whoami", "arguments": {}}));
     let mut b = http::Request::builder().method("POST");
     b = if h2 {
@@ -84,22 +123,22 @@ fn request(addr: SocketAddr, h2: bool, who: u64) -> http::Request<Full<Bytes>> {
     for (k, v) in mcp_headers(&body) {
         b = b.header(k, v);
     }
+    if hang {
+        b = b.header("x-hang", "1");
+    }
     b.header("content-type", "application/json")
         .header("x-who", who.to_string())
         .body(Full::new(Bytes::from(serde_json::to_vec(&body).unwrap())))
         .unwrap()
 }
 
-/// Waits, bounded, until `alive` is `want`; says whether it got there within `within`.
-async fn settles(alive: &AtomicUsize, want: usize, within: Duration) -> bool {
-    let until = tokio::time::Instant::now() + within;
-    while tokio::time::Instant::now() < until {
-        if alive.load(Ordering::SeqCst) == want {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    alive.load(Ordering::SeqCst) == want
+/// Waits until `want` hook futures are alive; false if that does not come within [`LIMIT`].
+async fn settles(alive: &AliveCount, want: usize) -> bool {
+    let mut seen = alive.subscribe();
+    let reached = tokio::time::timeout(LIMIT, seen.wait_for(|n| *n == want))
+        .await
+        .is_ok();
+    reached
 }
 
 async fn read(resp: http::Response<hyper::body::Incoming>) -> (u16, Value) {
@@ -113,8 +152,8 @@ async fn read(resp: http::Response<hyper::body::Incoming>) -> (u16, Value) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_h2_streams_each_read_only_their_own_principal() {
     let ran = Arc::new(AtomicUsize::new(0));
-    let alive = Arc::new(AtomicUsize::new(0));
-    let addr = spawn(service(ran.clone(), alive.clone(), 5)).await;
+    let alive = alive_count();
+    let addr = spawn(service(ran.clone(), alive.clone())).await;
     let io = TokioIo::new(TcpStream::connect(addr).await.unwrap());
     let (tx, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
         .await
@@ -134,13 +173,13 @@ async fn many_h2_streams_each_read_only_their_own_principal() {
         assert_eq!(v["result"]["content"][0]["text"], format!("p{who}"), "{v}");
     }
     assert_eq!(ran.load(Ordering::SeqCst), 150);
-    assert_eq!(alive.load(Ordering::SeqCst), 0, "every hook future ended");
+    assert_eq!(*alive.borrow(), 0, "every hook future ended");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_http1_connections_each_read_only_their_own_principal() {
     let ran = Arc::new(AtomicUsize::new(0));
-    let addr = spawn(service(ran.clone(), Arc::default(), 5)).await;
+    let addr = spawn(service(ran.clone(), alive_count())).await;
     let mut tasks = Vec::new();
     for who in 0..40u64 {
         tasks.push(tokio::spawn(async move {
@@ -167,7 +206,7 @@ async fn many_http1_connections_each_read_only_their_own_principal() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_panicking_hook_on_many_h2_streams_is_500_each_and_the_connection_lives() {
     let ran = Arc::new(AtomicUsize::new(0));
-    let addr = spawn(service(ran.clone(), Arc::default(), 0)).await;
+    let addr = spawn(service(ran.clone(), alive_count())).await;
     let io = TokioIo::new(TcpStream::connect(addr).await.unwrap());
     let (tx, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
         .await
@@ -198,9 +237,10 @@ async fn a_panicking_hook_on_many_h2_streams_is_500_each_and_the_connection_live
 async fn a_client_that_goes_away_during_the_hook_leaves_nothing_running() {
     for h2 in [true, false] {
         let ran = Arc::new(AtomicUsize::new(0));
-        let alive = Arc::new(AtomicUsize::new(0));
-        // Every hook waits 2.5 s (the read deadline is 3 s); the client leaves well before.
-        let addr = spawn(service(ran.clone(), alive.clone(), 2500)).await;
+        let alive = alive_count();
+        // The hook never ends by itself, and the read deadline is an hour away: only the
+        // client's leaving can end it.
+        let addr = spawn(service(ran.clone(), alive.clone()).read_timeout(HOUR)).await;
         let io = TokioIo::new(TcpStream::connect(addr).await.unwrap());
         let conn_task;
         let fut: std::pin::Pin<Box<dyn std::future::Future<Output = _> + Send>> = if h2 {
@@ -210,33 +250,25 @@ async fn a_client_that_goes_away_during_the_hook_leaves_nothing_running() {
             conn_task = tokio::spawn(async move {
                 let _ = conn.await;
             });
-            Box::pin(async move { tx.send_request(request(addr, true, 1)).await })
+            Box::pin(async move { tx.send_request(hanging(addr, true, 1)).await })
         } else {
             let (mut tx, conn) = hyper::client::conn::http1::handshake(io).await.unwrap();
             conn_task = tokio::spawn(async move {
                 let _ = conn.await;
             });
-            Box::pin(async move { tx.send_request(request(addr, false, 1)).await })
+            Box::pin(async move { tx.send_request(hanging(addr, false, 1)).await })
         };
-        let started = tokio::time::Instant::now();
         let pending = tokio::spawn(fut);
-        assert!(
-            settles(&alive, 1, Duration::from_secs(2)).await,
-            "h2={h2}: the hook runs"
-        );
+        assert!(settles(&alive, 1).await, "h2={h2}: the hook runs");
         // The client is gone: its request and its connection are dropped.
         pending.abort();
         conn_task.abort();
         let _ = conn_task.await;
         assert!(
-            settles(&alive, 0, Duration::from_secs(1)).await,
+            settles(&alive, 0).await,
             "h2={h2}: the hook future still runs after its client left"
         );
-        assert!(
-            started.elapsed() < Duration::from_millis(2400),
-            "h2={h2}: too slow to tell"
-        );
-        tokio::time::sleep(Duration::from_millis(1000)).await;
+        // The hook future is dropped, not finished: no tool can run after it.
         assert_eq!(
             ran.load(Ordering::SeqCst),
             0,
@@ -248,36 +280,27 @@ async fn a_client_that_goes_away_during_the_hook_leaves_nothing_running() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_h2_stream_reset_during_the_hook_ends_it_and_the_connection_serves_on() {
     let ran = Arc::new(AtomicUsize::new(0));
-    let alive = Arc::new(AtomicUsize::new(0));
-    let addr = spawn(service(ran.clone(), alive.clone(), 2500)).await;
+    let alive = alive_count();
+    // The hooks never end by themselves, and the read deadline is an hour away: only the
+    // resets can end them.
+    let addr = spawn(service(ran.clone(), alive.clone()).read_timeout(HOUR)).await;
     let io = TokioIo::new(TcpStream::connect(addr).await.unwrap());
     let (tx, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
         .await
         .unwrap();
     tokio::spawn(conn);
-    let started = tokio::time::Instant::now();
     let mut streams = Vec::new();
     for who in 0..20u64 {
         let mut tx = tx.clone();
         streams.push(tokio::spawn(async move {
-            tx.send_request(request(addr, true, who)).await
+            tx.send_request(hanging(addr, true, who)).await
         }));
     }
-    assert!(
-        settles(&alive, 20, Duration::from_secs(2)).await,
-        "every hook is running"
-    );
+    assert!(settles(&alive, 20).await, "every hook is running");
     for s in &streams {
         s.abort(); // drops the response future: RST_STREAM(CANCEL)
     }
-    assert!(
-        settles(&alive, 0, Duration::from_secs(1)).await,
-        "every reset stream's hook ended"
-    );
-    assert!(
-        started.elapsed() < Duration::from_millis(2400),
-        "too slow to tell"
-    );
+    assert!(settles(&alive, 0).await, "every reset stream's hook ended");
     // The connection still serves.
     let mut tx2 = tx.clone();
     let resp = tokio::time::timeout(LIMIT, tx2.send_request(request(addr, true, 5)))
@@ -297,21 +320,20 @@ async fn an_h2_stream_reset_during_the_hook_ends_it_and_the_connection_serves_on
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hung_hooks_on_many_h2_streams_are_each_503_once_at_the_read_deadline() {
     let ran = Arc::new(AtomicUsize::new(0));
-    let alive = Arc::new(AtomicUsize::new(0));
-    let service =
-        service(ran.clone(), alive.clone(), 30_000).read_timeout(Duration::from_millis(300));
+    let alive = alive_count();
+    // The hooks never end by themselves: only the read deadline answers them.
+    let service = service(ran.clone(), alive.clone()).read_timeout(Duration::from_millis(300));
     let addr = spawn(service).await;
     let io = TokioIo::new(TcpStream::connect(addr).await.unwrap());
     let (tx, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
         .await
         .unwrap();
     tokio::spawn(conn);
-    let started = tokio::time::Instant::now();
     let mut tasks = Vec::new();
     for who in 0..100u64 {
         let mut tx = tx.clone();
         tasks.push(tokio::spawn(async move {
-            let resp = tx.send_request(request(addr, true, who)).await.unwrap();
+            let resp = tx.send_request(hanging(addr, true, who)).await.unwrap();
             read(resp).await
         }));
     }
@@ -321,10 +343,6 @@ async fn hung_hooks_on_many_h2_streams_are_each_503_once_at_the_read_deadline() 
         assert_eq!(v["error"]["code"], -32603, "{v}");
         assert!(v["error"].get("data").is_none(), "{v}");
     }
-    assert!(started.elapsed() < Duration::from_secs(5));
-    assert!(
-        settles(&alive, 0, Duration::from_secs(1)).await,
-        "every hung hook dropped"
-    );
+    assert!(settles(&alive, 0).await, "every hung hook dropped");
     assert_eq!(ran.load(Ordering::SeqCst), 0);
 }

@@ -1,6 +1,10 @@
 //! Answers a client will not read, and connections that never finish their preface: bounded in
 //! time through a real listener on 127.0.0.1 (the zero-window h2c and partial-preface
 //! findings).
+//!
+//! Each deadline is shown as the only bound that can act (the idle timeout is an hour away,
+//! past the 60 s safety net that fails a test instead of letting it hang); only lower bounds on
+//! elapsed time are asserted.
 
 use crate::support::http as rig;
 
@@ -18,13 +22,15 @@ use tokio::net::{TcpListener, TcpStream};
 
 const WRITE: Duration = Duration::from_millis(500);
 const HEAD: Duration = Duration::from_millis(500);
+/// A safety net against a hang, not a timing assertion.
+const SAFETY: Duration = Duration::from_secs(60);
 
 async fn spawn_with(service: HttpService) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let options = ServeOptions {
         header_read_timeout: HEAD,
-        idle_timeout: Duration::from_secs(30),
+        idle_timeout: Duration::from_secs(3600),
         write_timeout: WRITE,
     };
     tokio::spawn(serve_with(listener, service, options));
@@ -63,7 +69,7 @@ async fn a_zero_window_h2_connection_is_dropped_at_the_write_deadline() {
         answers.push(tokio::spawn(tx.send_request(req)));
     }
     // The server ends the connection itself once its answers make no progress.
-    let ended = tokio::time::timeout(Duration::from_secs(20), driver).await;
+    let ended = tokio::time::timeout(SAFETY, driver).await;
     let took = started.elapsed();
     assert!(ended.is_ok(), "the connection is still open after {took:?}");
     eprintln!("zero-window connection dropped after {took:?}");
@@ -83,6 +89,7 @@ async fn a_slow_tool_is_not_an_unread_answer() {
         "Takes longer than the write deadline.",
     ));
     let server = Server::new(ServerConfig::new(catalog).dispatch(|_: ToolCall| async {
+        // The subject: a tool slower than the write deadline, with nothing yet to write.
         tokio::time::sleep(WRITE * 3).await;
         Ok::<_, ToolError>(ToolOutput::text("done"))
     }))
@@ -103,18 +110,19 @@ async fn a_slow_tool_is_not_an_unread_answer() {
     }
 }
 
-/// Writes `bytes` and reads until the server closes; how long that took.
+/// Writes `bytes` and reads until the server closes; how long that took. Fails the test if
+/// the connection is still open after [`SAFETY`].
 async fn closed_after(addr: SocketAddr, bytes: &[u8]) -> Duration {
     let mut s = TcpStream::connect(addr).await.unwrap();
     let started = Instant::now();
     s.write_all(bytes).await.unwrap();
     let mut buf = [0u8; 4096];
     loop {
-        match tokio::time::timeout(Duration::from_secs(20), s.read(&mut buf)).await {
+        match tokio::time::timeout(SAFETY, s.read(&mut buf)).await {
             Ok(Ok(0)) | Ok(Err(_)) => return started.elapsed(),
             Ok(Ok(_)) => {}
             Err(_) => panic!(
-                "{:?}: still open after 20 s",
+                "{:?}: still open after {SAFETY:?}",
                 String::from_utf8_lossy(bytes)
             ),
         }
@@ -137,10 +145,5 @@ async fn a_partial_h2_preface_is_closed_at_the_head_deadline() {
             String::from_utf8_lossy(bytes)
         );
         assert!(took >= HEAD, "{took:?}");
-        assert!(
-            took < HEAD * 8,
-            "{:?}: {took:?}",
-            String::from_utf8_lossy(bytes)
-        );
     }
 }

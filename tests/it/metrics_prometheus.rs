@@ -53,11 +53,14 @@ async fn weather(extra: &[&str]) -> (tokio::process::Child, Client, String) {
         .unwrap();
     let addr: std::net::SocketAddr = http_addr.parse().unwrap();
     let mut up = false;
+    // A poll, bounded (200 tries, 10 s): the child says nothing when it listens, and a port
+    // that accepts is the only sign of it that crosses the process boundary.
     for _ in 0..200 {
         if TcpStream::connect(addr).await.is_ok() && scrape(&prom_addr).await.is_some() {
             up = true;
             break;
         }
+        // The poll's interval: see above.
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(up, "the example listens on both ports");

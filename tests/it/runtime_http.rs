@@ -2,22 +2,30 @@
 //! no supervisor message on accept), host work through the dispatch pool, the listener
 //! restartable on the same port with the catalog and the pool untouched, and a killed listener
 //! taking its connections with it. Real sockets on 127.0.0.1, HTTP/1.1 and h2c.
+//!
+//! A call in flight is a `gate` call of the test host: the test knows it runs when it reports
+//! so, and holds it until released, so "ended without waiting for its call" needs no clock.
 
 use crate::support::http as rig;
-use crate::support::runtime_host as host;
+use crate::support::runtime_host::{self as host, SAFETY};
 
 use beam_mcp::runtime::{Application, ApplicationConfig, HTTP};
 use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
 use rig::{rpc, Client, BOTH};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 const LIMIT: Duration = Duration::from_secs(10);
 
 async fn start() -> (beam_mcp::runtime::ApplicationRef, SocketAddr) {
+    start_with(host::server()).await
+}
+
+/// The runtime serving `server` over HTTP; four workers, room for a few held calls.
+async fn start_with(server: beam_mcp::Server) -> (beam_mcp::runtime::ApplicationRef, SocketAddr) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     // The runtime serves its own snapshot through the service; the host's catalog here is a
@@ -29,17 +37,15 @@ async fn start() -> (beam_mcp::runtime::ApplicationRef, SocketAddr) {
         ..Default::default()
     };
     let config = ApplicationConfig::new()
-        .workers(2)
+        .workers(4)
         .http(listener, service, options);
-    (
-        Application::start(host::server(), config).await.unwrap(),
-        addr,
-    )
+    (Application::start(server, config).await.unwrap(), addr)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn calls_run_in_the_pool_and_each_connection_is_counted_while_it_lives() {
-    let (rt, addr) = start().await;
+    let (server, mut gate) = host::gated();
+    let (rt, addr) = start_with(server).await;
     for proto in BOTH {
         let before = rt.pool_stats().completed;
         let r = Client::new(proto, addr)
@@ -56,19 +62,24 @@ async fn calls_run_in_the_pool_and_each_connection_is_counted_while_it_lives() {
             "{proto:?}: the call ran in the pool"
         );
     }
-    // A slow call holds its connection: while it runs, the listener counts it open; once the
-    // connection has ended, its task is gone.
-    let slow = tokio::spawn(async move {
+    // A call in flight holds its connection: while it runs, the listener counts it open; once
+    // the connection has ended, its task is gone.
+    let held = tokio::spawn(async move {
         Client::new(rig::Proto::H1, addr)
-            .post(&rpc(
-                "tools/call",
-                json!({"name":"slow","arguments":{"ms":800}}),
-            ))
+            .post(&rpc("tools/call", json!({"name":"gate","arguments":{}})))
             .await
     });
-    assert!(host::eventually(LIMIT, || async { rt.http_connections() >= 1 }).await);
-    assert_eq!(slow.await.unwrap().status, 200);
-    assert!(host::eventually(LIMIT, || async { rt.http_connections() == 0 }).await);
+    let running = gate.started().await;
+    assert!(
+        rt.http_connections() >= 1,
+        "the connection of a call in flight"
+    );
+    running.release();
+    let r = tokio::time::timeout(SAFETY, held).await.unwrap().unwrap();
+    assert_eq!(r.status, 200);
+    // A poll: the count of open connections has no event; a connection's task counts itself
+    // out as it ends.
+    assert!(host::eventually(SAFETY, || async { rt.http_connections() == 0 }).await);
     rt.stop(LIMIT).await.unwrap();
 }
 
@@ -115,6 +126,7 @@ async fn a_panicking_tool_over_http_is_a_tool_error_and_its_pool_worker_is_repla
         .await;
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["result"]["isError"], true);
+    // A poll: the pool's counters have no event.
     assert!(host::eventually(LIMIT, || async { rt.pool_stats().worker_restarts >= 1 }).await);
     let r = Client::new(rig::Proto::H1, addr)
         .post(&rpc(
@@ -173,36 +185,33 @@ async fn listener(transports: &beam_mcp_supervisors::SupervisorRef) -> ractor::A
 /// the transports supervisor restarts it on the same port, serving again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_killed_listener_takes_its_connections_with_it_and_is_restarted_on_the_same_port() {
-    let (rt, addr) = start().await;
+    let (server, mut gate) = host::gated();
+    let (rt, addr) = start_with(server).await;
     let transports = rt.transports().await.unwrap();
     let killed = listener(&transports).await;
-    let slow = rpc(
-        "tools/call",
-        json!({"name":"slow","arguments":{"ms": 4000}}),
-    );
+    let held = rpc("tools/call", json!({"name":"gate","arguments":{}}));
     let mut open = Vec::new();
     for _ in 0..3 {
         let mut s = TcpStream::connect(addr).await.unwrap();
-        s.write_all(&raw_post(addr, &slow)).await.unwrap();
+        s.write_all(&raw_post(addr, &held)).await.unwrap();
         open.push(s);
     }
-    assert!(host::eventually(LIMIT, || async { rt.http_connections() == 3 }).await);
-    // The calls are running in the pool, so each connection has something in flight.
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The calls are running in the pool, so each connection has something in flight; they
+    // are held until the end of the test, so a connection that waited for its call would
+    // never end.
+    let running = gate.started_n(3).await;
+    assert_eq!(rt.http_connections(), 3);
 
-    let t0 = Instant::now();
     killed.kill();
+    // A poll: the count of open connection tasks has no event.
     assert!(
-        host::eventually(Duration::from_secs(2), || async {
-            rt.http_connections() == 0
-        })
-        .await,
+        host::eventually(SAFETY, || async { rt.http_connections() == 0 }).await,
         "{} connection tasks outlive the killed listener",
         rt.http_connections()
     );
     for mut s in open {
         let mut got = Vec::new();
-        let ended = tokio::time::timeout(Duration::from_secs(2), s.read_to_end(&mut got)).await;
+        let ended = tokio::time::timeout(SAFETY, s.read_to_end(&mut got)).await;
         assert!(
             ended.is_ok(),
             "a connection of the killed listener stays open"
@@ -213,20 +222,15 @@ async fn a_killed_listener_takes_its_connections_with_it_and_is_restarted_on_the
             String::from_utf8_lossy(&got)
         );
     }
-    assert!(
-        t0.elapsed() < Duration::from_secs(3),
-        "the connections waited for their calls: {:?}",
-        t0.elapsed()
-    );
+    // Still held: the connections ended without their calls.
+    assert!(gate.try_started().is_none(), "no other gated call started");
+    drop(running);
 
-    assert!(
-        host::eventually(LIMIT, || async {
-            transports.restart_count(HTTP).await.unwrap() == Some(1)
-        })
-        .await
-    );
+    host::exited(&killed).await;
+    assert_eq!(transports.restart_count(HTTP).await.unwrap(), Some(1));
     assert_ne!(listener(&transports).await.get_id(), killed.get_id());
     echoes_over_both(addr, "back").await;
+    // A poll: the count of open connections has no event.
     assert!(host::eventually(LIMIT, || async { rt.http_connections() == 0 }).await);
     rt.stop(LIMIT).await.unwrap();
 }

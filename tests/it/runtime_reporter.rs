@@ -96,18 +96,9 @@ async fn exports_come_from_the_reporter_and_survive_its_crash() {
         .cell
         .unwrap();
     reporter.stop(Some("injected crash".into()));
-    assert!(
-        host::eventually(LIMIT, || async {
-            rt.root().restart_count(REPORTER).await.unwrap() == Some(1)
-        })
-        .await
-    );
-    assert!(
-        host::eventually(LIMIT, || async {
-            rt.export(ExportKind::Declared).await.is_ok()
-        })
-        .await
-    );
+    host::exited(&reporter).await;
+    assert_eq!(rt.root().restart_count(REPORTER).await.unwrap(), Some(1));
+    assert!(rt.export(ExportKind::Declared).await.is_ok());
     // rest_for_one: what follows the reporter restarts with it; what precedes it does not.
     assert_eq!(rt.root().restart_count(COLLECTOR).await.unwrap(), Some(0));
     assert_eq!(

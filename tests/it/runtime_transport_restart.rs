@@ -1,7 +1,11 @@
 //! Restarting the stdio transport while tools/call is in flight, over it and from the host:
 //! every request is answered or refused with an error, none is lost silently.
+//!
+//! Ordered by events: the calls in flight are `gate` calls of the test host, held until the
+//! restart's stop has reached the connection; an ended connection is waited for as its actor's
+//! exit.
 
-use crate::support::runtime_host as host;
+use crate::support::runtime_host::{self as host, SAFETY};
 
 use beam_mcp::runtime::{Application, ApplicationConfig, STDIO};
 use beam_mcp::transport::stdio::StdioOptions;
@@ -28,46 +32,86 @@ async fn read_all(reader: impl tokio::io::AsyncRead + Unpin) -> BTreeMap<u64, Va
     out
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+/// On the current thread: a stop's signal is sent in the same poll of the actor's task that
+/// marks it `Stopping`, so a test task that sees `Stopping` knows the signal is sent.
+#[tokio::test]
 async fn requests_across_a_transport_restart_are_answered_or_refused() {
-    tokio::time::timeout(LIMIT, async {
+    tokio::time::timeout(SAFETY, async {
+        let (server, mut gate) = host::gated();
         let (connect, clients) = host::connector();
         let options = StdioOptions {
             max_in_flight: 4,
             ..StdioOptions::default()
         };
-        let config = ApplicationConfig::new().workers(2).stdio(connect, options);
-        let rt = Application::start(host::server(), config).await.unwrap();
+        // Four workers for the held calls, two for the host's dispatches.
+        let config = ApplicationConfig::new().workers(6).stdio(connect, options);
+        let rt = Application::start(server, config).await.unwrap();
         let old = take_client(&clients);
         let (old_read, mut old_write) = tokio::io::split(old);
+        let conn = rt
+            .transports()
+            .await
+            .unwrap()
+            .which_children()
+            .await
+            .unwrap()[0]
+            .cell
+            .clone()
+            .unwrap();
 
-        // Twelve slow calls: four accepted (the in-flight bound), the rest wait in the pipe.
+        // Twelve held calls: four accepted (the in-flight bound), the rest wait in the pipe.
         let mut burst = Vec::new();
         for id in 1..=12u64 {
-            burst.extend(host::call_frame(id, "slow", json!({"ms": 100})));
+            burst.extend(host::call_frame(
+                id,
+                "gate",
+                json!({"tag": format!("s{id}")}),
+            ));
             burst.push(b'\n');
         }
         old_write.write_all(&burst).await.unwrap();
         let replies = tokio::spawn(read_all(old_read));
+        let held = gate.started_n(4).await;
+        let mut tags: Vec<&str> = held.iter().map(|s| s.tag.as_str()).collect();
+        tags.sort();
+        assert_eq!(tags, ["s1", "s2", "s3", "s4"]);
 
-        // Host dispatches run through the pool the whole time.
-        let host_calls: Vec<_> = (0..20)
-            .map(|i| {
-                let rt = rt.clone();
-                tokio::spawn(async move {
-                    tokio::time::sleep(Duration::from_millis(i * 10)).await;
-                    rt.dispatch("echo", json!({"text": format!("h{i}")})).await
-                })
+        // Host dispatches run through the pool before the restart, while its stop waits for
+        // the held calls, and after it.
+        let dispatch = |i: u64| {
+            let rt = rt.clone();
+            async move { rt.dispatch("echo", json!({"text": format!("h{i}")})).await }
+        };
+        let mut host_calls = Vec::new();
+        for i in 0..5 {
+            host_calls.push((i, dispatch(i).await));
+        }
+        let restart = {
+            let rt = rt.clone();
+            tokio::spawn(async move { rt.restart_transport(STDIO).await })
+        };
+        // A poll: the stop reaching the connection has no event but its actor's status; the
+        // stop waits for the held calls, so it stays `Stopping` until they are released.
+        assert!(
+            host::eventually(SAFETY, || async {
+                conn.get_status() == ractor::ActorStatus::Stopping
             })
-            .collect();
-
-        tokio::time::sleep(Duration::from_millis(30)).await;
-        rt.restart_transport(STDIO).await.unwrap();
+            .await
+        );
+        for i in 5..10 {
+            host_calls.push((i, dispatch(i).await));
+        }
+        drop(held);
+        gate.release_all();
+        restart.await.unwrap().unwrap();
+        for i in 10..15 {
+            host_calls.push((i, dispatch(i).await));
+        }
 
         let replies = replies.await.unwrap();
         let answered: Vec<u64> = replies
             .iter()
-            .filter(|(_, v)| v["result"]["content"][0]["text"] == "slept 100")
+            .filter(|(id, v)| v["result"]["content"][0]["text"] == format!("released s{id}"))
             .map(|(id, _)| *id)
             .collect();
         let refused: Vec<u64> = replies
@@ -82,10 +126,16 @@ async fn requests_across_a_transport_restart_are_answered_or_refused() {
             12,
             "every request answered or refused: {replies:?}"
         );
-        assert!(!answered.is_empty() && !refused.is_empty(), "{replies:?}");
+        for id in 1..=4 {
+            assert!(
+                answered.contains(&id),
+                "held call {id} answered: {replies:?}"
+            );
+        }
+        assert!(!refused.is_empty(), "{replies:?}");
 
-        for (i, call) in host_calls.into_iter().enumerate() {
-            let reply = call.await.unwrap().expect("host dispatch answered");
+        for (i, reply) in host_calls {
+            let reply = reply.expect("host dispatch answered");
             assert_eq!(reply.texts(), [format!("h{i}")]);
         }
 
@@ -116,15 +166,15 @@ async fn an_ended_connection_stays_down_until_started_again() {
         let (connect, clients) = host::connector();
         let config = ApplicationConfig::new().stdio(connect, StdioOptions::default());
         let rt = Application::start(host::server(), config).await.unwrap();
-        drop(take_client(&clients));
         let transports = rt.transports().await.unwrap();
+        let conn = transports.which_children().await.unwrap()[0]
+            .cell
+            .clone()
+            .unwrap();
+        drop(take_client(&clients));
         // EOF is a normal end: the transient connection is not restarted.
-        assert!(
-            host::eventually(LIMIT, || async {
-                transports.which_children().await.unwrap()[0].cell.is_none()
-            })
-            .await
-        );
+        host::exited(&conn).await;
+        assert!(transports.which_children().await.unwrap()[0].cell.is_none());
         assert_eq!(transports.restart_count(STDIO).await.unwrap(), Some(0));
         assert!(clients.lock().unwrap().is_empty());
         rt.start_transport(STDIO).await.unwrap();

@@ -62,11 +62,10 @@ async fn a_killed_pool_is_restarted_and_the_catalog_survives() {
     let catalog_actor = rt.dispatcher().unwrap().get_id();
     let pool = rt.pool_actor().unwrap();
     pool.kill();
-    assert!(
-        host::eventually(LIMIT, || async {
-            rt.root().restart_count(DISPATCH_POOL).await.unwrap() == Some(1)
-        })
-        .await
+    host::exited(&pool).await;
+    assert_eq!(
+        rt.root().restart_count(DISPATCH_POOL).await.unwrap(),
+        Some(1)
     );
     assert_ne!(rt.pool_actor().unwrap().get_id(), pool.get_id());
     assert_eq!(rt.root().restart_count(CATALOG).await.unwrap(), Some(0));
@@ -84,12 +83,8 @@ async fn a_crashed_catalog_actor_restarts_what_follows_it() {
     let rt = Application::start(collecting(), config()).await.unwrap();
     let old = rt.dispatcher().unwrap();
     old.stop(Some("injected crash".into()));
-    assert!(
-        host::eventually(LIMIT, || async {
-            rt.root().restart_count(CATALOG).await.unwrap() == Some(1)
-        })
-        .await
-    );
+    host::exited(&old.get_cell()).await;
+    assert_eq!(rt.root().restart_count(CATALOG).await.unwrap(), Some(1));
     let new = rt.dispatcher().unwrap();
     assert_ne!(new.get_id(), old.get_id());
     for id in [DISPATCH_POOL, COLLECTOR, TRANSPORTS] {

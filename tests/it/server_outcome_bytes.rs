@@ -3,6 +3,8 @@
 //! dispatch pool, `ApplicationRef::dispatch`): a result, a tool's own error, a panicking tool,
 //! a nonconforming structured result, invalid arguments at either revision, an unknown tool, a
 //! resource not found, a reader that panics, a renderer that refuses, a deadline, overload.
+//! The pool's refusals are ordered by events: the tool that takes the only worker reports that
+//! it runs, and never ends by itself, so only the deadline answers it.
 
 use beam_mcp::catalog::{
     PromptSpec, ReadError, RenderError, RenderedPrompt, ResourceContents, ResourceSpec,
@@ -14,10 +16,17 @@ use beam_mcp::{
 };
 use serde_json::{json, Value};
 use std::time::Duration;
+use tokio::sync::mpsc;
 
 const LIMIT: Duration = Duration::from_secs(10);
 
 fn server() -> Server {
+    server_reporting(mpsc::unbounded_channel().0)
+}
+
+/// The server, its `slow` tool reporting on `started` when it runs; `slow` never ends by
+/// itself.
+fn server_reporting(started: mpsc::UnboundedSender<()>) -> Server {
     let catalog =
         Catalog::new()
             .tool(ToolSpec::new("echo", "ok").with_input_schema(
@@ -45,17 +54,21 @@ fn server() -> Server {
             .renderer(|_name: String, _args| async move {
                 Err::<RenderedPrompt, _>(RenderError::new("cannot"))
             });
-    let config = ServerConfig::new(catalog).dispatch(|call: ToolCall| async move {
-        match &*call.tool {
-            "echo" => Ok(ToolOutput::text("ok")),
-            "fails" => Err(ToolError::new("it failed")),
-            "panics" => panic!("tool panicked"),
-            "slow" => {
-                tokio::time::sleep(Duration::from_secs(5)).await;
-                Ok(ToolOutput::text("late"))
+    let config = ServerConfig::new(catalog).dispatch(move |call: ToolCall| {
+        let started = started.clone();
+        async move {
+            match &*call.tool {
+                "echo" => Ok(ToolOutput::text("ok")),
+                "fails" => Err(ToolError::new("it failed")),
+                "panics" => panic!("tool panicked"),
+                "slow" => {
+                    let _ = started.send(());
+                    std::future::pending::<()>().await;
+                    Ok(ToolOutput::text("late"))
+                }
+                "bad_shape" => Ok(ToolOutput::structured(json!({"x": "not an integer"}))),
+                _ => Err(ToolError::new("?")),
             }
-            "bad_shape" => Ok(ToolOutput::structured(json!({"x": "not an integer"}))),
-            _ => Err(ToolError::new("?")),
         }
     });
     Server::new(config).unwrap()
@@ -188,8 +201,9 @@ async fn stdio_outcomes_agree_with_their_bytes_at_both_revisions() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pool_refusals_agree_with_their_bytes_and_predicates() {
+    let (started, mut running) = mpsc::unbounded_channel();
     let rt = Application::start(
-        server(),
+        server_reporting(started),
         ApplicationConfig::new()
             .workers(1)
             .queue(0)
@@ -204,7 +218,10 @@ async fn pool_refusals_agree_with_their_bytes_and_predicates() {
         let slow = slow.clone();
         tokio::spawn(async move { rt.answer(&slow, Carrier::Stdio).await })
     };
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    tokio::time::timeout(LIMIT, running.recv())
+        .await
+        .expect("the first call runs")
+        .unwrap();
     let Answer::Reply(shed) = rt.answer(&slow, Carrier::Stdio).await else {
         panic!()
     };
@@ -212,15 +229,28 @@ async fn pool_refusals_agree_with_their_bytes_and_predicates() {
     let r = o.refused().unwrap();
     assert!(r.is_overloaded() && !r.is_deadline() && !r.is_unavailable() && !r.is_internal());
     assert_eq!(r.reason(), Some(Unserved::Overloaded));
+    // `slow` never ends: only the deadline answers it.
     let Answer::Reply(late) = tokio::time::timeout(LIMIT, first).await.unwrap().unwrap() else {
         panic!()
     };
     let o = check(&late);
     let r = o.refused().unwrap();
     assert!(r.is_deadline() && !r.is_overloaded() && !r.is_unavailable() && !r.is_internal());
+    rt.stop(LIMIT).await.unwrap();
 
-    // The same through a host dispatch: the predicates of `DispatchError`.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The same through a host dispatch: the predicates of `DispatchError`. A queue this time:
+    // a call that comes while the worker a deadline or a panic cost is being replaced waits
+    // for it (its deadline counts the wait) rather than being shed.
+    let rt = Application::start(
+        server(),
+        ApplicationConfig::new()
+            .workers(1)
+            .queue(4)
+            // Room for a replacement worker to come on a loaded machine.
+            .deadline(Duration::from_secs(1)),
+    )
+    .await
+    .unwrap();
     let e = tokio::time::timeout(LIMIT, rt.dispatch("slow", json!({})))
         .await
         .unwrap()
@@ -230,26 +260,11 @@ async fn pool_refusals_agree_with_their_bytes_and_predicates() {
         "{e}"
     );
     assert_eq!(e.data()["reason"], "deadline");
-    // The worker the deadline abandoned is being replaced (and so is the one a panic takes);
-    // with no queue, a call meanwhile is shed, as documented: wait, bounded, for a worker.
-    let panicked = settled(&rt, "panics").await;
+    let panicked = rt.dispatch("panics", json!({})).await.unwrap();
     assert!(panicked.is_error());
     assert_eq!(panicked.texts(), ["the tool failed"]);
-    let nonconforming = settled(&rt, "bad_shape").await;
+    let nonconforming = rt.dispatch("bad_shape", json!({})).await.unwrap();
     assert!(nonconforming.is_error());
     assert_eq!(nonconforming.structured(), None);
     rt.stop(LIMIT).await.unwrap();
-}
-
-async fn settled(
-    rt: &beam_mcp::runtime::ApplicationRef,
-    tool: &str,
-) -> beam_mcp::runtime::ToolResult {
-    for _ in 0..200 {
-        match rt.dispatch(tool, json!({})).await {
-            Err(e) if e.is_overloaded() => tokio::time::sleep(Duration::from_millis(20)).await,
-            other => return other.unwrap(),
-        }
-    }
-    panic!("the pool never took {tool}");
 }
