@@ -76,6 +76,7 @@ mod server_cache_hints;
 mod server_client_capabilities;
 mod server_dispatch_span;
 mod server_outcome_bytes;
+mod soak_cancellation;
 mod soak_stdio;
 mod stdio_content;
 mod stdio_host_faults;
