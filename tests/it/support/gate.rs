@@ -33,12 +33,18 @@ enum Release {
     Blocking(std::sync::mpsc::Sender<()>),
 }
 
+/// Releases, under one lock: a release and the call it names may come in either order.
+#[derive(Default)]
+struct Releases {
+    /// Of the calls running, by tag.
+    waiting: HashMap<String, Release>,
+    /// Given before their call started: the call finds it and does not wait.
+    early: Vec<String>,
+}
+
 #[derive(Default)]
 struct Shared {
-    /// Releases of the calls running, by tag; a release given before its call starts waits
-    /// here for it.
-    waiting: Mutex<HashMap<String, Release>>,
-    released_early: Mutex<Vec<String>>,
+    releases: Mutex<Releases>,
     running: AtomicUsize,
     most: AtomicUsize,
     starts: AtomicUsize,
@@ -88,20 +94,15 @@ impl Gates {
 
     /// Lets the call tagged `tag` return (now, or as soon as it starts).
     pub(crate) fn release(&self, tag: &str) {
-        let release = self.shared.waiting.lock().unwrap().remove(tag);
-        match release {
+        let mut releases = self.shared.releases.lock().unwrap();
+        match releases.waiting.remove(tag) {
             Some(Release::Async(tx)) => {
                 let _ = tx.send(());
             }
             Some(Release::Blocking(tx)) => {
                 let _ = tx.send(());
             }
-            None => self
-                .shared
-                .released_early
-                .lock()
-                .unwrap()
-                .push(tag.to_owned()),
+            None => releases.early.push(tag.to_owned()),
         }
     }
 
@@ -207,14 +208,7 @@ pub(crate) fn host_with(edit: impl FnOnce(ServerConfig) -> ServerConfig) -> (Ser
                 "boom" => panic!("injected host panic"),
                 "gate" => {
                     let (tx, rx) = oneshot::channel();
-                    let early = take_early(&shared, &tag);
-                    if !early {
-                        shared
-                            .waiting
-                            .lock()
-                            .unwrap()
-                            .insert(tag.clone(), Release::Async(tx));
-                    }
+                    let early = wait_for_release(&shared, &tag, Release::Async(tx));
                     let running = Running::start(&shared, &events, &tag, &call.context);
                     if !early {
                         let _ = rx.await;
@@ -223,14 +217,7 @@ pub(crate) fn host_with(edit: impl FnOnce(ServerConfig) -> ServerConfig) -> (Ser
                 }
                 "hold" => {
                     let (tx, rx) = std::sync::mpsc::channel();
-                    let early = take_early(&shared, &tag);
-                    if !early {
-                        shared
-                            .waiting
-                            .lock()
-                            .unwrap()
-                            .insert(tag.clone(), Release::Blocking(tx));
-                    }
+                    let early = wait_for_release(&shared, &tag, Release::Blocking(tx));
                     let running = Running::start(&shared, &events, &tag, &call.context);
                     if !early {
                         // Blocks the thread: the subject of the tests that use it.
@@ -253,13 +240,18 @@ pub(crate) fn host_with(edit: impl FnOnce(ServerConfig) -> ServerConfig) -> (Ser
     )
 }
 
-fn take_early(shared: &Shared, tag: &str) -> bool {
-    let mut early = shared.released_early.lock().unwrap();
-    match early.iter().position(|t| t == tag) {
+/// Whether the call tagged `tag` was released before it started; if not, `release` is where
+/// its release will come. One lock, so a release racing the call's start is never lost.
+fn wait_for_release(shared: &Shared, tag: &str, release: Release) -> bool {
+    let mut releases = shared.releases.lock().unwrap();
+    match releases.early.iter().position(|t| t == tag) {
         Some(at) => {
-            early.remove(at);
+            releases.early.remove(at);
             true
         }
-        None => false,
+        None => {
+            releases.waiting.insert(tag.to_owned(), release);
+            false
+        }
     }
 }
