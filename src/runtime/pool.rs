@@ -88,7 +88,8 @@ pub struct PoolStats {
     /// A worker lost to a deadline whose host blocks its thread is counted when it is lost;
     /// its slot comes back only when the host returns (see `overrunning`).
     pub worker_restarts: u64,
-    /// Jobs answered by the host (including tool errors).
+    /// Jobs answered by the host (including tool errors). A host that returns in the instant
+    /// its deadline passes or its caller leaves is counted here and there too.
     pub completed: u64,
     /// Jobs whose host code panicked.
     pub panics: u64,
@@ -195,7 +196,7 @@ impl Pool {
             panics: c.panics.load(Ordering::Relaxed),
             deadlines: c.deadlines.load(Ordering::Relaxed),
             overloaded: c.overloaded.load(Ordering::Relaxed),
-            cancelled: c.cancelled.load(Ordering::Relaxed),
+            cancelled: c.cancelled.load(Ordering::Acquire),
             overrunning: self.shared.overrunning.load(Ordering::Relaxed),
             queued: self
                 .current()
@@ -332,12 +333,13 @@ impl<'a> Queued<'a> {
 
 impl Drop for Queued<'_> {
     fn drop(&mut self) {
-        self.admission.waiting.fetch_sub(1, Ordering::AcqRel);
-        metrics::pool_queued(-1.0);
+        // Counted before the place is given back: whoever sees the queue empty sees the count.
         if !self.waited {
             let counters = &self.admission.shared.counters;
-            counters.cancelled.fetch_add(1, Ordering::Relaxed);
+            counters.cancelled.fetch_add(1, Ordering::AcqRel);
         }
+        self.admission.waiting.fetch_sub(1, Ordering::AcqRel);
+        metrics::pool_queued(-1.0);
     }
 }
 
@@ -505,10 +507,11 @@ impl Drop for Watch {
         if task.is_finished() {
             return;
         }
-        task.abort();
-        self.call.left();
+        // Counted before the abort: whoever sees the host dropped sees the count.
         let counters = &self.call.shared.counters;
-        counters.cancelled.fetch_add(1, Ordering::Relaxed);
+        counters.cancelled.fetch_add(1, Ordering::AcqRel);
+        self.call.left();
+        task.abort();
     }
 }
 
