@@ -163,10 +163,15 @@ fn this_crate_has_a_non_empty_bound_with_dynamic_dispatch() {
     let d = Declared::build(&input).expect("this crate builds");
     assert!(!d.bound().dynamic_dispatch.is_empty());
     assert!(d.graph().edge_count() > 0);
-    // The collector's hot path calls its cold insert: a direct, resolved edge.
+    // The collector's hot path counts through its bounded counter, which calls its cold
+    // insert: direct, resolved edges.
     assert!(d.graph().contains_edge(&call(
         "beam_mcp::connectome::observed::collector::Collector::record_dispatch",
-        "beam_mcp::connectome::observed::collector::Collector::insert_dispatch",
+        "beam_mcp::connectome::observed::collector::Collector::count",
+    )));
+    assert!(d.graph().contains_edge(&call(
+        "beam_mcp::connectome::observed::collector::Collector::count",
+        "beam_mcp::connectome::observed::collector::Collector::insert",
     )));
 }
 

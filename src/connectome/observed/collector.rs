@@ -1,7 +1,9 @@
 //! The collector: the edge counters the dispatch site and the layer record into, shared by
 //! every clone of a [`Collector`].
 
+use std::borrow::Borrow;
 use std::fmt;
+use std::hash::Hash;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -88,27 +90,7 @@ impl Collector {
     /// detached; a lookup by `&str` and an atomic add, with no allocation, once the edge exists.
     #[inline]
     pub fn record_dispatch(&self, tool: &str) {
-        if !self.inner.attached.load(Ordering::Relaxed) {
-            return;
-        }
-        if let Some(counter) = self.inner.dispatch.get(tool) {
-            counter.fetch_add(1, Ordering::Relaxed);
-            return;
-        }
-        self.insert_dispatch(tool);
-    }
-
-    #[cold]
-    fn insert_dispatch(&self, tool: &str) {
-        if self.inner.dispatch.len() >= self.inner.max_edges {
-            self.inner.overflow.fetch_add(1, Ordering::Relaxed);
-            return;
-        }
-        self.inner
-            .dispatch
-            .entry(Box::from(tool))
-            .or_insert_with(|| AtomicU64::new(0))
-            .fetch_add(1, Ordering::Relaxed);
+        self.count(&self.inner.dispatch, tool, || Box::from(tool));
     }
 
     /// Records one dispatch of `tool` dropped before the host answered (its caller cancelled
@@ -116,22 +98,7 @@ impl Collector {
     /// edge, whose count is the calls the host answered; [`Collector::cancelled`] reads it.
     /// Bounded like the edges: a new tool past `max_edges` counts in the overflow.
     pub fn record_cancelled(&self, tool: &str) {
-        if !self.inner.attached.load(Ordering::Relaxed) {
-            return;
-        }
-        if let Some(counter) = self.inner.cancelled.get(tool) {
-            counter.fetch_add(1, Ordering::Relaxed);
-            return;
-        }
-        if self.inner.cancelled.len() >= self.inner.max_edges {
-            self.inner.overflow.fetch_add(1, Ordering::Relaxed);
-            return;
-        }
-        self.inner
-            .cancelled
-            .entry(Box::from(tool))
-            .or_insert_with(|| AtomicU64::new(0))
-            .fetch_add(1, Ordering::Relaxed);
+        self.count(&self.inner.cancelled, tool, || Box::from(tool));
     }
 
     /// Dispatches of `tool` dropped before the host answered, since the last reset.
@@ -145,20 +112,35 @@ impl Collector {
     /// Records one `module:FROM` → `module:TO` edge (span targets are `'static`, so no
     /// allocation ever).
     pub fn record_module_edge(&self, from: &'static str, to: &'static str) {
+        self.count(&self.inner.modules, &(from, to), || (from, to));
+    }
+
+    /// Adds one to `key`'s counter in `map`, while attached: found by a borrowed key, without
+    /// allocating, once it exists; created (its key owned by `owned`) only below the bound,
+    /// else counted in the overflow.
+    #[inline]
+    fn count<K, Q>(&self, map: &DashMap<K, AtomicU64>, key: &Q, owned: impl FnOnce() -> K)
+    where
+        K: Borrow<Q> + Eq + Hash,
+        Q: Eq + Hash + ?Sized,
+    {
         if !self.inner.attached.load(Ordering::Relaxed) {
             return;
         }
-        if let Some(counter) = self.inner.modules.get(&(from, to)) {
+        if let Some(counter) = map.get(key) {
             counter.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        if self.inner.modules.len() >= self.inner.max_edges {
+        self.insert(map, owned);
+    }
+
+    #[cold]
+    fn insert<K: Eq + Hash>(&self, map: &DashMap<K, AtomicU64>, owned: impl FnOnce() -> K) {
+        if map.len() >= self.inner.max_edges {
             self.inner.overflow.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        self.inner
-            .modules
-            .entry((from, to))
+        map.entry(owned())
             .or_insert_with(|| AtomicU64::new(0))
             .fetch_add(1, Ordering::Relaxed);
     }
