@@ -10,7 +10,7 @@
 //! Each test prints how long the host took to hear of the cancellation (close or notification
 //! sent → its stderr line): a figure for the closing note, not an assertion.
 
-use crate::support::child::example_path;
+use crate::support::child::{self, example_path};
 use crate::support::http::{mcp_headers, rpc};
 use bytes::Bytes;
 use http::Request;
@@ -60,17 +60,9 @@ fn lines<R: tokio::io::AsyncRead + Unpin + Send + 'static>(
     rx
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 impl Host {
     fn spawn(args: &[&str]) -> Host {
-        let metrics: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+        let metrics: SocketAddr = format!("127.0.0.1:{}", child::free_port()).parse().unwrap();
         let mut child = Command::new(example_path("cancellation"))
             .args(args)
             .args(["--metrics", &metrics.to_string()])

@@ -12,14 +12,6 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 async fn scrape(addr: &str) -> Option<String> {
     let mut s = TcpStream::connect(addr).await.ok()?;
     let req = format!("GET /metrics HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n\r\n");
@@ -41,7 +33,7 @@ static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(())
 /// The example serving HTTP with `extra` flags and its metrics, once both ports answer: the
 /// child, an HTTP client, and the scrape address.
 async fn weather(extra: &[&str]) -> (tokio::process::Child, Client, String) {
-    let (http, prom) = (free_port(), free_port());
+    let (http, prom) = (child::free_port(), child::free_port());
     let http_addr = format!("127.0.0.1:{http}");
     let prom_addr = format!("127.0.0.1:{prom}");
     let server = tokio::process::Command::new(child::example_path("weather"))

@@ -47,6 +47,22 @@ async fn until(rt: &ApplicationRef, check: impl Fn(&beam_mcp::runtime::PoolStats
     );
 }
 
+/// With one worker held by the call `busy` and a queue of one that a caller just left: the
+/// place is free again, so a call waits in it (rather than being refused) and runs once `busy`
+/// ends.
+async fn the_freed_place_serves(
+    rt: &ApplicationRef,
+    gates: &Gates,
+    busy: tokio::task::JoinHandle<DispatchResult>,
+) {
+    let next = call(rt, "gate", "next");
+    until(rt, |s| s.queued == 1).await;
+    gates.release("busy");
+    gates.release("next");
+    assert_eq!(texts(busy.await.unwrap()), ["busy"]);
+    assert_eq!(texts(next.await.unwrap()), ["next"]);
+}
+
 fn texts(r: DispatchResult) -> Vec<String> {
     r.expect("answered")
         .texts()
@@ -216,14 +232,7 @@ async fn a_queued_caller_that_goes_away_frees_its_place_and_never_reaches_the_ho
     queued.abort();
     until(&rt, |s| s.queued == 0).await;
     assert_eq!(rt.pool_stats().cancelled, 1);
-    // The place is free again: a call waits in it (rather than being refused) and runs once
-    // the busy one ends.
-    let next = call(&rt, "gate", "next");
-    until(&rt, |s| s.queued == 1).await;
-    gates.release("busy");
-    gates.release("next");
-    assert_eq!(texts(busy.await.unwrap()), ["busy"]);
-    assert_eq!(texts(next.await.unwrap()), ["next"]);
+    the_freed_place_serves(&rt, &gates, busy).await;
     assert_eq!(gates.starts(), 2, "the cancelled call reached the host");
     assert!(!gates.has_seen(&Event::Started("queued".into())));
     rt.stop(STOP).await.unwrap();
@@ -355,12 +364,7 @@ async fn an_http_client_that_hangs_up_while_queued_frees_its_place() {
     drop(stream);
     until(&rt, |s| s.queued == 0).await;
     assert_eq!(rt.pool_stats().cancelled, 1);
-    let next = call(&rt, "gate", "next");
-    until(&rt, |s| s.queued == 1).await;
-    gates.release("busy");
-    gates.release("next");
-    assert_eq!(texts(busy.await.unwrap()), ["busy"]);
-    assert_eq!(texts(next.await.unwrap()), ["next"]);
+    the_freed_place_serves(&rt, &gates, busy).await;
     assert!(!gates.has_seen(&Event::Started("wire".into())));
     rt.stop(STOP).await.expect("stops");
 }

@@ -20,6 +20,16 @@ pub(crate) fn example_path(name: &str) -> PathBuf {
     dir.join("examples").join(name)
 }
 
+/// A loopback port free when asked (and released at once: a child told to bind it may, in
+/// rare cases, find it taken, so tests that start children hold a lock while they do).
+pub(crate) fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 /// Starts `example` with `--http 127.0.0.1:0 --print-addr` (a free loopback port), its stderr
 /// piped when `log` is set (else discarded), and reads the address it prints.
 pub(crate) async fn spawn_http_example(example: &str, log: bool) -> (Child, std::net::SocketAddr) {
