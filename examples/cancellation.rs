@@ -102,106 +102,64 @@ fn runtime_config() -> ApplicationConfig {
         .deadline(Duration::from_secs(3600))
 }
 
+/// Why the example could not serve.
+type Failure = Box<dyn std::error::Error>;
+
 #[tokio::main]
 async fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let supervised = args.iter().any(|a| a == "--runtime");
-    let metrics = args
-        .iter()
-        .position(|a| a == "--metrics")
-        .and_then(|i| args.get(i + 1));
-    if let Some(addr) = metrics {
-        let installed = addr
-            .parse::<std::net::SocketAddr>()
-            .map_err(|e| e.to_string())
-            .and_then(|addr| {
-                metrics_exporter_prometheus::PrometheusBuilder::new()
-                    .with_http_listener(addr)
-                    .install()
-                    .map_err(|e| e.to_string())
-            });
-        if let Err(e) = installed {
-            eprintln!("cancellation: cannot serve metrics on {addr}: {e}");
-            return ExitCode::FAILURE;
-        }
-    }
-    let http = args
-        .iter()
-        .position(|a| a == "--http")
-        .and_then(|i| args.get(i + 1));
-    match http {
-        Some(addr) => serve_http(addr, supervised, args.iter().any(|a| a == "--print-addr")).await,
-        None => serve_stdio(supervised).await,
-    }
-}
-
-async fn serve_stdio(supervised: bool) -> ExitCode {
-    if !supervised {
-        return match beam_mcp::transport::stdio::serve_stdio(server()).await {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("cancellation: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    let runtime = match Application::start(server(), runtime_config().process_stdio()).await {
-        Ok(r) => r,
+    match run().await {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("cancellation: {e}");
-            return ExitCode::FAILURE;
+            ExitCode::FAILURE
         }
-    };
-    // Served until the process is stopped (stdin's end ends the connection, not the process);
-    // a Ctrl-C stops the tree in order first.
-    let _ = tokio::signal::ctrl_c().await;
-    let _ = runtime.stop(Duration::from_secs(5)).await;
-    ExitCode::SUCCESS
+    }
 }
 
-async fn serve_http(addr: &str, supervised: bool, print_addr: bool) -> ExitCode {
-    use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
-    let listener = match std::net::TcpListener::bind(addr) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("cancellation: cannot bind {addr}: {e}");
-            return ExitCode::FAILURE;
-        }
+async fn run() -> Result<(), Failure> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value_of = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
     };
+    let supervised = args.iter().any(|a| a == "--runtime");
+    if let Some(addr) = value_of("--metrics") {
+        let addr: std::net::SocketAddr = addr.parse()?;
+        metrics_exporter_prometheus::PrometheusBuilder::new()
+            .with_http_listener(addr)
+            .install()
+            .map_err(|e| format!("cannot serve metrics on {addr}: {e}"))?;
+    }
+    match value_of("--http") {
+        Some(addr) => serve_http(addr, supervised, args.iter().any(|a| a == "--print-addr")).await,
+        None if supervised => supervise(runtime_config().process_stdio()).await,
+        None => Ok(beam_mcp::transport::stdio::serve_stdio(server()).await?),
+    }
+}
+
+/// Serves under the runtime until the process is stopped (on stdio, stdin's end ends the
+/// connection, not the process); a Ctrl-C stops the tree in order first.
+async fn supervise(config: ApplicationConfig) -> Result<(), Failure> {
+    let runtime = Application::start(server(), config).await?;
+    let _ = tokio::signal::ctrl_c().await;
+    runtime.stop(Duration::from_secs(5)).await?;
+    Ok(())
+}
+
+async fn serve_http(addr: &str, supervised: bool, print_addr: bool) -> Result<(), Failure> {
+    use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
+    let listener =
+        std::net::TcpListener::bind(addr).map_err(|e| format!("cannot bind {addr}: {e}"))?;
     if print_addr {
-        match listener.local_addr() {
-            Ok(a) => println!("{a}"),
-            Err(e) => {
-                eprintln!("cancellation: {e}");
-                return ExitCode::FAILURE;
-            }
-        }
+        println!("{}", listener.local_addr()?);
     }
     // Loopback only: every caller that reaches the socket is accepted.
     let service = HttpService::new(server(), |_| Ok(()), AllowedOrigins::Any).path("/mcp");
     if !supervised {
-        let listener = match listener
-            .set_nonblocking(true)
-            .and_then(|()| tokio::net::TcpListener::from_std(listener))
-        {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("cancellation: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
+        listener.set_nonblocking(true)?;
+        let listener = tokio::net::TcpListener::from_std(listener)?;
         match beam_mcp::transport::http::serve(listener, service).await {}
     }
-    let config = runtime_config().http(listener, service, ServeOptions::default());
-    let runtime = match Application::start(server(), config).await {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("cancellation: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    // Served until the process is stopped; a Ctrl-C stops the tree in order first.
-    let _ = tokio::signal::ctrl_c().await;
-    let _ = runtime.stop(Duration::from_secs(5)).await;
-    ExitCode::SUCCESS
+    supervise(runtime_config().http(listener, service, ServeOptions::default())).await
 }
