@@ -31,10 +31,11 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: E
         // Notifications are never answered, not even with an error.
         return match &*m.method {
             "exit" | "shutdown" => Step::Close(None),
+            // A `requestId` no request could carry cancels nothing.
             "notifications/cancelled" => m
                 .params
-                .as_ref()
-                .and_then(cancelled_id)
+                .and_then(|mut p| p.rest.remove("requestId"))
+                .and_then(RequestId::from_value)
                 .map_or(Step::Silent, Step::Cancel),
             _ => Step::Silent,
         };
@@ -134,12 +135,6 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: E
         }
         (method, _) => fail(RpcError::method_not_found(method)),
     }
-}
-
-/// The `requestId` of a `notifications/cancelled`, when it is one a request could carry:
-/// anything else cancels nothing.
-fn cancelled_id(params: &Params<'_>) -> Option<RequestId> {
-    RequestId::from_value(params.rest.get("requestId")?.clone())
 }
 
 fn has_resources(inner: &Inner) -> bool {
