@@ -2,7 +2,8 @@
 //! renderer behind the last two.
 //!
 //! A [`Catalog`] is plain data plus two optional callbacks. [`crate::Server::new`] validates it
-//! once, at startup, and refuses a bad one with a [`crate::ConfigError`] naming the item:
+//! at startup, [`crate::Server::change`] validates every [`CatalogChange`] the same way while
+//! serving, and each refuses a bad one with a [`crate::ConfigError`] naming the item:
 //! a repeated tool name, uri, template or prompt; a schema the crate cannot validate (a keyword
 //! outside JSON Schema 2020-12, a remote `$ref`); a forbidden `x-mcp-header` annotation; a template with an unsupported expression;
 //! resources or prompts listed with no reader or renderer. An optional [`Completer`] answers
@@ -12,6 +13,7 @@
 //! and a tool the five `annotations` of the schema; [`crate::Server::new`] checks an icon's
 //! source and every `_meta` key at startup (`meta.rs` holds the key rules).
 
+mod change;
 mod completion;
 pub(crate) mod cursor;
 pub(crate) mod icon;
@@ -21,6 +23,7 @@ mod resource;
 pub(crate) mod template;
 mod tool;
 pub(crate) mod validated;
+mod view;
 
 pub use crate::error::{MetaKeyFault, TemplateError, UriFault};
 pub use crate::model::{
@@ -28,11 +31,13 @@ pub use crate::model::{
     Role, MAX_COMPLETION_VALUES,
 };
 
+pub use change::CatalogChange;
 pub use completion::{CompleteError, Completer, CompletionRef, CompletionRequest};
 pub use prompt::{PromptArgument, PromptRenderer, PromptSpec, RenderError};
 pub use resource::{ReadError, ResourceEntry, ResourceReader, ResourceSpec, ResourceTemplateSpec};
 pub use tool::{Mode, ToolSpec};
 pub use validated::MAX_TEMPLATE_URI_BYTES;
+pub use view::{CatalogView, Item};
 
 use completion::SharedCompleter;
 use prompt::SharedRenderer;

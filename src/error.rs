@@ -3,7 +3,8 @@
 use crate::schema::SchemaError;
 use std::fmt;
 
-/// Why [`crate::Server::new`] refused a configuration. Every variant names the item at fault.
+/// Why [`crate::Server::new`] refused a configuration, or [`crate::Server::change`] a change.
+/// Every variant names the item at fault.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ConfigError {
@@ -90,6 +91,12 @@ pub enum ConfigError {
     MissingReader,
     /// Prompts are listed but the catalog has no renderer.
     MissingRenderer,
+    /// A [`crate::catalog::CatalogChange`] replaces or removes an item the catalog does not
+    /// hold.
+    NotInCatalog {
+        /// The item asked for.
+        item: ConfigItem,
+    },
     /// No cursor key was given and the OS offered no randomness to draw one from: set
     /// [`crate::ServerConfig::cursor_key`].
     NoRandomness,
@@ -200,6 +207,7 @@ impl fmt::Display for ConfigError {
             ConfigError::MissingRenderer => {
                 f.write_str("the catalog lists prompts but provides no renderer")
             }
+            ConfigError::NotInCatalog { item } => write!(f, "the catalog holds no {item}"),
             ConfigError::NoRandomness => f.write_str(
                 "no cursor key was given and the OS offered no randomness: set ServerConfig::cursor_key",
             ),

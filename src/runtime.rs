@@ -185,7 +185,7 @@ impl Application {
             #[cfg(feature = "connectome")]
             federation_inputs: (
                 config.reporter.clone(),
-                server.collector().cloned().unwrap_or_default(),
+                server.collector().unwrap_or_default(),
             ),
             transports: HashMap::new(),
             #[cfg(feature = "http")]
@@ -228,12 +228,12 @@ impl Application {
             ));
         // The collector the server's dispatch site records into, when it has one.
         #[cfg(feature = "connectome")]
-        if let Some(collector) = server.collector().cloned() {
+        if let Some(collector) = server.collector() {
             root = root.child(children::collector(collector));
         }
         #[cfg(feature = "connectome")]
         if let Some((declared, algorithm)) = config.reporter.clone() {
-            let collector = server.collector().cloned().unwrap_or_default();
+            let collector = server.collector().unwrap_or_default();
             let slot = shared.reporter.clone();
             root = root.child(children::reporter(declared, algorithm, collector, slot));
         }

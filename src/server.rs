@@ -27,12 +27,13 @@ pub(crate) use refusals::unserved_reply;
 pub use reply::Reply;
 pub use step::{Answer, Step};
 
-use inner::Inner;
+use inner::{Inner, Live};
 
 use crate::catalog::cursor::CursorCodec;
 use crate::catalog::icon::{check_link, WEBSITE_SCHEMES};
 use crate::catalog::meta::check_extension_id;
-use crate::catalog::validated::ValidatedCatalog;
+use crate::catalog::validated::{Rules, ValidatedCatalog};
+use crate::catalog::CatalogChange;
 #[cfg(feature = "connectome")]
 use crate::connectome::observed::Collector;
 use crate::dispatch::Carrier;
@@ -43,20 +44,27 @@ use serde_json::{Map, Value};
 use std::fmt;
 use std::sync::Arc;
 
-/// A validated, ready server. Cheap to clone: every clone shares one catalog.
+/// A validated, ready server. Cheap to clone: every clone shares one live catalog, which
+/// [`Server::change`] changes for all of them.
 #[derive(Clone)]
 pub struct Server {
-    inner: Arc<Inner>,
+    live: Arc<Live>,
 }
 
 impl fmt::Debug for Server {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let now = self.live.current.load();
         f.debug_struct("Server")
-            .field("info", &self.inner.info)
-            .field("catalog", &self.inner.catalog)
+            .field("info", &now.info)
+            .field("generation", &now.generation)
+            .field("catalog", &now.catalog)
             .finish_non_exhaustive()
     }
 }
+
+/// The snapshot one request routes on, loaded once: every check a transport makes before
+/// routing (the HTTP header rules) and the routing itself see the same catalog.
+pub(crate) struct Snapshot(arc_swap::Guard<Arc<Inner>>);
 
 impl Server {
     /// Validates `config` and builds the server.
@@ -77,19 +85,11 @@ impl Server {
                 reason: "must be at least 1",
             });
         }
-        if config.dispatch.is_none() {
-            if let Some(tool) = config.catalog.tools.iter().find(|t| t.handler.is_none()) {
-                return Err(ConfigError::MissingDispatch {
-                    tool: tool.name().to_owned(),
-                });
-            }
-        }
-        if let Some(tool) = config.catalog.tools.iter().find(|t| t.argument_readers > 1) {
-            return Err(ConfigError::HandlerReadsArgumentsTwice {
-                tool: tool.name().to_owned(),
-            });
-        }
-        let catalog = ValidatedCatalog::build(config.catalog, config.header_faults)?;
+        let rules = Rules {
+            header_faults: config.header_faults,
+            has_dispatch: config.dispatch.is_some(),
+        };
+        let catalog = ValidatedCatalog::build(config.catalog, rules)?;
         // Cursor tags resist forgery only under a secret key: without OS randomness and
         // without a host key, refuse to start rather than fall back to a guessable one.
         let cursor_key = match config.cursor_key {
@@ -129,33 +129,76 @@ impl Server {
             website_url: config.server_website_url,
             icons: config.server_icons,
         };
+        let inner = Inner {
+            catalog,
+            generation: 0,
+            rules,
+            view: config.view,
+            dispatch: config.dispatch,
+            envelope: Envelope::new(&info),
+            info,
+            instructions: config.instructions,
+            extensions,
+            cache_hints: config.cache_hints,
+            page_size: config.page_size,
+            validation_budget: config.validation_budget,
+            #[cfg(feature = "connectome")]
+            collector: config.collector,
+            cursors: CursorCodec::new(cursor_key),
+        };
         Ok(Server {
-            inner: Arc::new(Inner {
-                catalog,
-                dispatch: config.dispatch,
-                envelope: Envelope::new(&info),
-                info,
-                instructions: config.instructions,
-                extensions,
-                cache_hints: config.cache_hints,
-                page_size: config.page_size,
-                validation_budget: config.validation_budget,
-                #[cfg(feature = "connectome")]
-                collector: config.collector,
-                cursors: CursorCodec::new(cursor_key),
+            live: Arc::new(Live {
+                current: arc_swap::ArcSwap::from_pointee(inner),
+                writer: std::sync::Mutex::new(()),
             }),
         })
     }
 
+    /// Changes the catalog while serving: every step of `change` validated as
+    /// [`Server::new`] validates a catalog, then the whole change published at once to every
+    /// clone of this server. A request already routed finishes on the catalog it started
+    /// with; the next request sees the change. Changes are applied one at a time, each on the
+    /// one before it. The cost is that of the items the change carries (their schemas
+    /// compiled, their list entries encoded) plus a logarithmic path in each map: it does not
+    /// grow with the catalog.
+    ///
+    /// # Errors
+    /// The [`ConfigError`] of the first step refused (as at startup, plus
+    /// [`ConfigError::NotInCatalog`] for a replace or remove of an item the catalog does not
+    /// hold); the catalog is then unchanged.
+    pub fn change(&self, change: CatalogChange) -> Result<u64, ConfigError> {
+        let _writer = self.live.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let now = self.live.current.load_full();
+        let catalog = now.catalog.apply(change, now.rules)?;
+        let next = Inner {
+            catalog,
+            generation: now.generation + 1,
+            ..Inner::clone(&now)
+        };
+        let generation = next.generation;
+        self.live.current.store(Arc::new(next));
+        Ok(generation)
+    }
+
+    /// How many changes the catalog has taken since [`Server::new`] (0 before the first).
+    pub fn generation(&self) -> u64 {
+        self.live.current.load().generation
+    }
+
+    /// The snapshot the next request would route on.
+    pub(crate) fn snapshot(&self) -> Snapshot {
+        Snapshot(self.live.current.load())
+    }
+
     /// The collector the dispatch site records into, when the host configured one.
     #[cfg(feature = "connectome")]
-    pub(crate) fn collector(&self) -> Option<&Collector> {
-        self.inner.collector.as_ref()
+    pub(crate) fn collector(&self) -> Option<Collector> {
+        self.live.current.load().collector.clone()
     }
 
     /// The server's identity.
-    pub fn info(&self) -> &ServerInfo {
-        &self.inner.info
+    pub fn info(&self) -> ServerInfo {
+        self.live.current.load().info.clone()
     }
 
     /// Handles one frame: decode, route, and either answer or hand back host work.
@@ -172,24 +215,13 @@ impl Server {
     pub fn handle_with(&self, frame: &[u8], carrier: Carrier, extensions: Extensions) -> Step {
         match decode(frame) {
             Ok(message) => route::route(
-                &self.inner,
+                &self.live.current.load(),
                 message,
                 negotiate::Era::of(carrier),
                 extensions,
             ),
             Err(e) => Step::Reply(Reply::error(e.id.as_ref(), e.error)),
         }
-    }
-
-    /// Routes one decoded message in the era its transport found (the HTTP header rules).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn handle_in(
-        &self,
-        message: crate::protocol::Incoming<'_>,
-        era: negotiate::Era,
-        extensions: Extensions,
-    ) -> Step {
-        route::route(&self.inner, message, era, extensions)
     }
 
     /// Answers one frame: [`Server::handle`], then any host work it needs run here, the
@@ -242,7 +274,7 @@ impl Server {
             top_level_meta: false,
         };
         match route::route(
-            &self.inner,
+            &self.live.current.load(),
             message,
             negotiate::Era::of(Carrier::Host),
             extensions,
@@ -255,6 +287,30 @@ impl Server {
                 Err(Reply::error(Some(&id), RpcError::internal()))
             }
         }
+    }
+
+    /// The `tools/list` entry of a tool, exactly as advertised now (to every caller: no view
+    /// applies).
+    pub fn advertised_tool(&self, name: &str) -> Option<Value> {
+        self.live
+            .current
+            .load()
+            .catalog
+            .tool(name)
+            .map(|t| t.advertised.clone())
+    }
+}
+
+impl Snapshot {
+    /// Routes one decoded message in the era its transport found (the HTTP header rules).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn handle_in(
+        &self,
+        message: crate::protocol::Incoming<'_>,
+        era: negotiate::Era,
+        extensions: Extensions,
+    ) -> Step {
+        route::route(&self.0, message, era, extensions)
     }
 
     /// The revision a decoded request is served at, or the -32602/-32022 its `_meta` earns
@@ -279,24 +335,24 @@ impl Server {
         negotiate::revision_of(message, era)
     }
 
-    /// The `x-mcp-header` annotations of a tool: (header name, property name).
+    /// The `x-mcp-header` annotations of a tool: (header name, property name). A tool the
+    /// caller does not see has none: it is answered as one that does not exist.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn tool_headers(&self, name: &str) -> Option<&[(String, Arc<str>)]> {
-        self.inner.catalog.tool(name).map(|t| t.headers.as_slice())
+    pub(crate) fn tool_headers(
+        &self,
+        name: &str,
+        caller: &Extensions,
+    ) -> Option<&[(String, Arc<str>)]> {
+        route::visible_tool(&self.0, name, caller).map(|t| t.headers.as_slice())
     }
 
     /// Whether a tool's `x-mcp-header` annotations are faulty (served under
     /// [`HeaderFaultPolicy::RefuseCalls`](crate::HeaderFaultPolicy), every call refused as internal).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn tool_has_header_fault(&self, name: &str) -> bool {
-        self.inner
+        self.0
             .catalog
             .tool(name)
             .is_some_and(|t| t.header_fault.is_some())
-    }
-
-    /// The `tools/list` entry of a tool, exactly as advertised.
-    pub fn advertised_tool(&self, name: &str) -> Option<&Value> {
-        self.inner.catalog.tool(name).map(|t| &t.advertised)
     }
 }

@@ -149,27 +149,28 @@ impl CursorCodec {
     }
 }
 
-/// One page of a sorted list: the index range to serve, and the key the next page resumes after.
+/// One page of a sorted list: its entries, and the key the next page resumes after.
 ///
-/// `items` must be sorted ascending by `key`, keys unique. The page starts at the first item
-/// whose key is strictly greater than `after` (the whole list when `after` is `None`).
-pub(crate) fn page<'a, T>(
-    items: &'a [T],
-    key: impl Fn(&T) -> &str,
-    after: Option<&str>,
+/// `rest` yields the items the caller may see whose key is strictly greater than the
+/// cursor's (the whole list without one), ascending by `key`, keys unique. The page is the
+/// first `size` of them (at least one), each mapped by `entry`; the next cursor's key is the
+/// page's last, only when another item follows it: a list never ends on a page that promises
+/// more and holds nothing, which would tell a caller that items it cannot see exist.
+pub(crate) fn page<'a, T: ?Sized + 'a, E>(
+    mut rest: impl Iterator<Item = &'a T>,
+    key: impl Fn(&'a T) -> &'a str,
+    entry: impl Fn(&'a T) -> E,
     size: usize,
-) -> (std::ops::Range<usize>, Option<&'a str>) {
-    let start = match after {
-        None => 0,
-        Some(k) => items.partition_point(|x| key(x) <= k),
-    };
-    let end = start.saturating_add(size.max(1)).min(items.len());
-    let next = if end < items.len() && end > start {
-        Some(key(&items[end - 1]))
-    } else {
-        None
-    };
-    (start..end, next)
+) -> (Vec<E>, Option<&'a str>) {
+    let size = size.max(1);
+    let mut entries = Vec::with_capacity(size.min(64));
+    let mut last = None;
+    for item in rest.by_ref().take(size) {
+        entries.push(entry(item));
+        last = Some(item);
+    }
+    let next = last.filter(|_| rest.next().is_some()).map(key);
+    (entries, next)
 }
 
 #[cfg(test)]
@@ -181,10 +182,10 @@ mod tests {
     #[test]
     fn a_page_ends_where_the_next_resumes() {
         let keys = ["a", "b", "c"];
-        let (range, next) = page(&keys, |k| k, None, 2);
-        assert_eq!((range, next), (0..2, Some("b")));
-        let (range, next) = page(&keys, |k| k, Some("b"), 2);
-        assert_eq!((range, next), (2..3, None));
+        let (entries, next) = page(keys.iter().copied(), |k| k, |k| k, 2);
+        assert_eq!((entries, next), (vec!["a", "b"], Some("b")));
+        let (entries, next) = page(keys[2..].iter().copied(), |k| k, |k| k, 2);
+        assert_eq!((entries, next), (vec!["c"], None));
     }
 
     proptest! {
@@ -204,12 +205,11 @@ mod tests {
             let mut cursor: Option<String> = None;
             let mut round = 0;
             loop {
-                let keys: Vec<&String> = list.iter().collect();
                 let after = cursor.as_deref().map(|c| codec.decode(ListKind::Tools, c).unwrap());
-                let (range, next) = page(&keys, |k| k.as_str(), after.as_deref(), size);
-                served.extend(keys[range].iter().map(|k| (*k).clone()));
+                let rest = list.iter().filter(|k| after.as_ref().is_none_or(|a| *k > a));
+                let (entries, next) = page(rest, |k| k.as_str(), |k| k.clone(), size);
+                served.extend(entries);
                 let next = next.map(|k| codec.encode(ListKind::Tools, k));
-                drop(keys);
                 let Some(n) = next else { break };
                 cursor = Some(n);
                 if let Some((adds, dels)) = edits.get(round) {

@@ -1,12 +1,13 @@
-//! The catalog as the server holds it: validated once at startup, sorted, schemas compiled,
-//! and every `tools/list` entry rendered in advance.
+//! The catalog as the server holds it: validated at startup and at every change, kept sorted
+//! in persistent maps, schemas compiled, and every list entry rendered in advance.
 
+use super::change::{resource_key, CatalogChange, Step};
 use super::icon::{check_link, ICON_SCHEMES};
 use super::meta::check_host_meta_key;
 use super::template::UriTemplate;
 use super::{
-    Catalog, Icon, Mode, PromptSpec, ResourceSpec, ResourceTemplateSpec, SharedCompleter,
-    SharedReader, SharedRenderer, ToolSpec,
+    Catalog, Icon, Mode, PromptSpec, ResourceEntry, ResourceSpec, ResourceTemplateSpec,
+    SharedCompleter, SharedReader, SharedRenderer, ToolSpec,
 };
 use crate::error::{ConfigError, ConfigItem, HeaderFault};
 use crate::model::listing::{
@@ -80,28 +81,42 @@ pub(crate) struct ResourceEntryV {
     pub(crate) wire: Box<RawValue>,
 }
 
+/// The persistent ordered maps a catalog is kept in: a change copies the path to what it
+/// touches and shares the rest, so one change costs the same at 50 items as at 50,000, and a
+/// snapshot a request holds is never written to.
+pub(crate) type Ordered<K, V> = rpds::RedBlackTreeMapSync<K, V>;
+
+/// What startup and every change validate against beside the items themselves.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Rules {
+    pub(crate) header_faults: HeaderFaultPolicy,
+    /// Whether the configuration has one dispatch function: without it every tool needs its
+    /// own handler.
+    pub(crate) has_dispatch: bool,
+}
+
+#[derive(Clone)]
 pub(crate) struct ValidatedCatalog {
-    /// Sorted by name.
-    pub(crate) tools: Vec<ToolEntry>,
-    /// Sorted by uri.
-    pub(crate) resources: Vec<ResourceEntryV>,
-    /// Sorted by uri template.
-    pub(crate) templates: Vec<TemplateEntry>,
-    /// Sorted by name.
-    pub(crate) prompts: Vec<PromptEntry>,
+    /// Keyed (so sorted) by name.
+    pub(crate) tools: Ordered<Arc<str>, ToolEntry>,
+    /// Keyed by uri.
+    pub(crate) resources: Ordered<String, ResourceEntryV>,
+    /// Keyed by uri template.
+    pub(crate) templates: Ordered<String, TemplateEntry>,
+    /// Keyed by name.
+    pub(crate) prompts: Ordered<String, PromptEntry>,
     pub(crate) reader: Option<SharedReader>,
     pub(crate) renderer: Option<SharedRenderer>,
-    /// Present only when there is something to complete (a prompt or a template).
-    pub(crate) completer: Option<SharedCompleter>,
+    completer: Option<SharedCompleter>,
 }
 
 impl std::fmt::Debug for ValidatedCatalog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ValidatedCatalog")
-            .field("tools", &self.tools.len())
-            .field("resources", &self.resources.len())
-            .field("templates", &self.templates.len())
-            .field("prompts", &self.prompts.len())
+            .field("tools", &self.tools.size())
+            .field("resources", &self.resources.size())
+            .field("templates", &self.templates.size())
+            .field("prompts", &self.prompts.size())
             .field("completer", &self.completer.is_some())
             .finish()
     }
@@ -109,48 +124,46 @@ impl std::fmt::Debug for ValidatedCatalog {
 
 impl ValidatedCatalog {
     pub(crate) fn tool(&self, name: &str) -> Option<&ToolEntry> {
-        self.tool_index(name).map(|i| &self.tools[i])
-    }
-
-    /// Where `name` sits in [`ValidatedCatalog::tools`].
-    pub(crate) fn tool_index(&self, name: &str) -> Option<usize> {
-        self.tools
-            .binary_search_by(|t| t.spec.name().cmp(name))
-            .ok()
+        self.tools.get(name)
     }
 
     pub(crate) fn prompt(&self, name: &str) -> Option<&PromptEntry> {
-        self.prompts
-            .binary_search_by(|p| p.spec.name.as_str().cmp(name))
-            .ok()
-            .map(|i| &self.prompts[i])
+        self.prompts.get(name)
     }
 
     pub(crate) fn template(&self, uri_template: &str) -> Option<&TemplateEntry> {
+        self.templates.get(uri_template)
+    }
+
+    pub(crate) fn resource(&self, uri: &str) -> Option<&ResourceEntryV> {
+        self.resources.get(uri)
+    }
+
+    /// The completer, while there is something to complete (a prompt or a template).
+    pub(crate) fn completer(&self) -> Option<&SharedCompleter> {
+        self.completer
+            .as_ref()
+            .filter(|_| !self.prompts.is_empty() || !self.templates.is_empty())
+    }
+
+    pub(crate) fn has_resources(&self) -> bool {
+        !self.resources.is_empty() || !self.templates.is_empty()
+    }
+
+    /// The templates that may match `uri`: none for a uri longer than
+    /// [`MAX_TEMPLATE_URI_BYTES`], so no request can make a match cost more than that bound.
+    pub(crate) fn templates_matching<'a>(
+        &'a self,
+        uri: &'a str,
+    ) -> impl Iterator<Item = &'a TemplateEntry> + 'a {
+        let bounded = uri.len() <= MAX_TEMPLATE_URI_BYTES;
         self.templates
-            .binary_search_by(|t| t.spec.uri_template.as_str().cmp(uri_template))
-            .ok()
-            .map(|i| &self.templates[i])
+            .values()
+            .filter(move |t| bounded && t.template.matches(uri))
     }
 
-    /// Whether `uri` is listed or matched by a listed template: the only uris the reader sees.
-    ///
-    /// Template matching is bounded to uris of [`MAX_TEMPLATE_URI_BYTES`]: a longer uri is
-    /// matched by no template, so no request can make a match cost more than that bound.
-    pub(crate) fn is_readable(&self, uri: &str) -> bool {
-        let listed = self
-            .resources
-            .binary_search_by(|r| r.spec.uri.as_str().cmp(uri))
-            .is_ok();
-        listed
-            || (uri.len() <= MAX_TEMPLATE_URI_BYTES
-                && self.templates.iter().any(|t| t.template.matches(uri)))
-    }
-
-    pub(crate) fn build(
-        catalog: Catalog,
-        header_faults: HeaderFaultPolicy,
-    ) -> Result<Self, ConfigError> {
+    /// The catalog `catalog` describes, validated.
+    pub(crate) fn build(catalog: Catalog, rules: Rules) -> Result<Self, ConfigError> {
         let Catalog {
             tools,
             resources,
@@ -159,119 +172,192 @@ impl ValidatedCatalog {
             renderer,
             completer,
         } = catalog;
+        let mut steps = Vec::with_capacity(tools.len() + resources.len() + prompts.len() + 3);
+        steps.extend(tools.into_iter().map(Step::AddTool));
+        steps.extend(resources.into_iter().map(Step::AddResource));
+        steps.extend(prompts.into_iter().map(Step::AddPrompt));
+        steps.extend(reader.map(Step::Reader));
+        steps.extend(renderer.map(Step::Renderer));
+        steps.extend(completer.map(Step::Completer));
+        ValidatedCatalog::empty().apply(CatalogChange { steps }, rules)
+    }
 
-        let mut seen = HashSet::new();
-        let mut tool_entries = Vec::with_capacity(tools.len());
-        for spec in tools {
-            if !seen.insert(spec.name.clone()) {
-                return Err(ConfigError::DuplicateTool {
-                    name: spec.name.to_string(),
-                });
-            }
-            tool_entries.push(tool_entry(spec, header_faults)?);
+    fn empty() -> Self {
+        ValidatedCatalog {
+            tools: Ordered::new_sync(),
+            resources: Ordered::new_sync(),
+            templates: Ordered::new_sync(),
+            prompts: Ordered::new_sync(),
+            reader: None,
+            renderer: None,
+            completer: None,
         }
-        tool_entries.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
+    }
 
-        let mut res = Vec::new();
-        let mut templates = Vec::new();
-        let mut uris = HashSet::new();
-        for entry in resources {
-            match entry {
-                super::ResourceEntry::Resource(spec) => {
-                    if !uris.insert(spec.uri.clone()) {
-                        return Err(ConfigError::DuplicateResource { uri: spec.uri });
-                    }
-                    check_presentation(&spec.icons, &spec.meta, || {
-                        ConfigItem::Resource(spec.uri.clone())
-                    })?;
-                    res.push(ResourceEntryV {
-                        wire: wire(&resource_listing(&spec)),
-                        spec,
-                    });
-                }
-                super::ResourceEntry::Template(spec) => {
-                    if !uris.insert(spec.uri_template.clone()) {
-                        return Err(ConfigError::DuplicateResource {
-                            uri: spec.uri_template,
-                        });
-                    }
-                    let template = UriTemplate::parse(&spec.uri_template).map_err(|source| {
-                        ConfigError::Template {
-                            uri_template: spec.uri_template.clone(),
-                            source,
-                        }
-                    })?;
-                    check_presentation(&spec.icons, &spec.meta, || {
-                        ConfigItem::ResourceTemplate(spec.uri_template.clone())
-                    })?;
-                    templates.push(TemplateEntry {
-                        uri_template: spec.uri_template.as_str().into(),
-                        wire: wire(&template_listing(&spec)),
-                        spec,
-                        template,
-                    });
-                }
-            }
+    /// This catalog with `change` applied, every step validated as startup validates: the
+    /// first refused step refuses the whole change, and `self` is untouched either way.
+    pub(crate) fn apply(&self, change: CatalogChange, rules: Rules) -> Result<Self, ConfigError> {
+        let mut next = self.clone();
+        for step in change.steps {
+            next.step(step, rules)?;
         }
-        res.sort_by(|a, b| a.spec.uri.cmp(&b.spec.uri));
-        templates.sort_by(|a, b| a.spec.uri_template.cmp(&b.spec.uri_template));
-        if (!res.is_empty() || !templates.is_empty()) && reader.is_none() {
+        if next.has_resources() && next.reader.is_none() {
             return Err(ConfigError::MissingReader);
         }
-
-        let mut names = HashSet::new();
-        let mut prompt_entries = Vec::with_capacity(prompts.len());
-        for spec in prompts {
-            if !names.insert(spec.name.clone()) {
-                return Err(ConfigError::DuplicatePrompt { name: spec.name });
-            }
-            let mut args = HashSet::new();
-            for a in &spec.arguments {
-                if !args.insert(a.name.as_str()) {
-                    return Err(ConfigError::DuplicatePromptArgument {
-                        prompt: spec.name.clone(),
-                        argument: a.name.clone(),
-                    });
-                }
-            }
-            check_presentation(&spec.icons, &spec.meta, || {
-                ConfigItem::Prompt(spec.name.clone())
-            })?;
-            let schema = Schema::compile(&spec.argument_schema()).map_err(|source| {
-                ConfigError::PromptSchema {
-                    prompt: spec.name.clone(),
-                    source,
-                }
-            })?;
-            let wire = wire(&prompt_listing(&spec));
-            prompt_entries.push(PromptEntry {
-                name: spec.name.as_str().into(),
-                arguments: spec
-                    .arguments
-                    .iter()
-                    .map(|a| a.name.as_str().into())
-                    .collect(),
-                spec,
-                schema,
-                wire,
-            });
-        }
-        prompt_entries.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
-        if !prompt_entries.is_empty() && renderer.is_none() {
+        if !next.prompts.is_empty() && next.renderer.is_none() {
             return Err(ConfigError::MissingRenderer);
         }
-
-        let completer = completer.filter(|_| !prompt_entries.is_empty() || !templates.is_empty());
-        Ok(ValidatedCatalog {
-            completer,
-            tools: tool_entries,
-            resources: res,
-            templates,
-            prompts: prompt_entries,
-            reader,
-            renderer,
-        })
+        Ok(next)
     }
+
+    fn step(&mut self, step: Step, rules: Rules) -> Result<(), ConfigError> {
+        let absent = |item| Err(ConfigError::NotInCatalog { item });
+        match step {
+            Step::AddTool(spec) => {
+                if self.tools.contains_key(spec.name()) {
+                    return Err(ConfigError::DuplicateTool {
+                        name: spec.name().to_owned(),
+                    });
+                }
+                let entry = tool_entry(spec, rules)?;
+                self.tools.insert_mut(entry.spec.name.clone(), entry);
+            }
+            Step::ReplaceTool(spec) => {
+                if !self.tools.contains_key(spec.name()) {
+                    return absent(ConfigItem::Tool(spec.name().to_owned()));
+                }
+                let entry = tool_entry(spec, rules)?;
+                self.tools.insert_mut(entry.spec.name.clone(), entry);
+            }
+            Step::RemoveTool(name) => {
+                if !self.tools.remove_mut(name.as_str()) {
+                    return absent(ConfigItem::Tool(name));
+                }
+            }
+            Step::AddResource(entry) => {
+                let uri = resource_key(&entry);
+                if self.resources.contains_key(uri) || self.templates.contains_key(uri) {
+                    return Err(ConfigError::DuplicateResource {
+                        uri: uri.to_owned(),
+                    });
+                }
+                self.insert_resource(entry)?;
+            }
+            Step::ReplaceResource(entry) => {
+                let uri = resource_key(&entry);
+                if !self.remove_resource(uri) {
+                    return absent(item_of(&entry));
+                }
+                self.insert_resource(entry)?;
+            }
+            Step::RemoveResource(uri) => {
+                if !self.remove_resource(&uri) {
+                    return absent(ConfigItem::Resource(uri));
+                }
+            }
+            Step::AddPrompt(spec) => {
+                if self.prompts.contains_key(spec.name.as_str()) {
+                    return Err(ConfigError::DuplicatePrompt { name: spec.name });
+                }
+                let entry = prompt_entry(spec)?;
+                self.prompts.insert_mut(entry.spec.name.clone(), entry);
+            }
+            Step::ReplacePrompt(spec) => {
+                if !self.prompts.contains_key(spec.name.as_str()) {
+                    return absent(ConfigItem::Prompt(spec.name));
+                }
+                let entry = prompt_entry(spec)?;
+                self.prompts.insert_mut(entry.spec.name.clone(), entry);
+            }
+            Step::RemovePrompt(name) => {
+                if !self.prompts.remove_mut(name.as_str()) {
+                    return absent(ConfigItem::Prompt(name));
+                }
+            }
+            Step::Reader(reader) => self.reader = Some(reader),
+            Step::Renderer(renderer) => self.renderer = Some(renderer),
+            Step::Completer(completer) => self.completer = Some(completer),
+        }
+        Ok(())
+    }
+
+    /// Removes the resource or template `uri` names; whether there was one.
+    fn remove_resource(&mut self, uri: &str) -> bool {
+        self.resources.remove_mut(uri) || self.templates.remove_mut(uri)
+    }
+
+    fn insert_resource(&mut self, entry: ResourceEntry) -> Result<(), ConfigError> {
+        match entry {
+            ResourceEntry::Resource(spec) => {
+                check_presentation(&spec.icons, &spec.meta, || {
+                    ConfigItem::Resource(spec.uri.clone())
+                })?;
+                let entry = ResourceEntryV {
+                    wire: wire(&resource_listing(&spec)),
+                    spec,
+                };
+                self.resources.insert_mut(entry.spec.uri.clone(), entry);
+            }
+            ResourceEntry::Template(spec) => {
+                let template = UriTemplate::parse(&spec.uri_template).map_err(|source| {
+                    ConfigError::Template {
+                        uri_template: spec.uri_template.clone(),
+                        source,
+                    }
+                })?;
+                check_presentation(&spec.icons, &spec.meta, || {
+                    ConfigItem::ResourceTemplate(spec.uri_template.clone())
+                })?;
+                let entry = TemplateEntry {
+                    uri_template: spec.uri_template.as_str().into(),
+                    wire: wire(&template_listing(&spec)),
+                    spec,
+                    template,
+                };
+                self.templates
+                    .insert_mut(entry.spec.uri_template.clone(), entry);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn item_of(entry: &ResourceEntry) -> ConfigItem {
+    match entry {
+        ResourceEntry::Resource(r) => ConfigItem::Resource(r.uri.clone()),
+        ResourceEntry::Template(t) => ConfigItem::ResourceTemplate(t.uri_template.clone()),
+    }
+}
+
+fn prompt_entry(spec: PromptSpec) -> Result<PromptEntry, ConfigError> {
+    let mut args = HashSet::new();
+    for a in &spec.arguments {
+        if !args.insert(a.name.as_str()) {
+            return Err(ConfigError::DuplicatePromptArgument {
+                prompt: spec.name.clone(),
+                argument: a.name.clone(),
+            });
+        }
+    }
+    check_presentation(&spec.icons, &spec.meta, || {
+        ConfigItem::Prompt(spec.name.clone())
+    })?;
+    let schema =
+        Schema::compile(&spec.argument_schema()).map_err(|source| ConfigError::PromptSchema {
+            prompt: spec.name.clone(),
+            source,
+        })?;
+    Ok(PromptEntry {
+        name: spec.name.as_str().into(),
+        arguments: spec
+            .arguments
+            .iter()
+            .map(|a| a.name.as_str().into())
+            .collect(),
+        wire: wire(&prompt_listing(&spec)),
+        spec,
+        schema,
+    })
 }
 
 /// Tool names the specification recommends: 1 to 128 of `A-Z a-z 0-9 _ - .`. Anything else
@@ -283,10 +369,20 @@ fn valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
-fn tool_entry(spec: ToolSpec, header_faults: HeaderFaultPolicy) -> Result<ToolEntry, ConfigError> {
+fn tool_entry(spec: ToolSpec, rules: Rules) -> Result<ToolEntry, ConfigError> {
     if !valid_tool_name(&spec.name) {
         return Err(ConfigError::ToolName {
             name: spec.name.to_string(),
+        });
+    }
+    if !rules.has_dispatch && spec.handler.is_none() {
+        return Err(ConfigError::MissingDispatch {
+            tool: spec.name.to_string(),
+        });
+    }
+    if spec.argument_readers > 1 {
+        return Err(ConfigError::HandlerReadsArgumentsTwice {
+            tool: spec.name.to_string(),
         });
     }
     if spec.mode == Mode::ReadOnly && spec.hints.destructive == Some(true) {
@@ -324,7 +420,7 @@ fn tool_entry(spec: ToolSpec, header_faults: HeaderFaultPolicy) -> Result<ToolEn
     };
     let (headers, fault) = match header_annotations(&schema) {
         Ok(h) => (h, None),
-        Err(fault) => match header_faults {
+        Err(fault) => match rules.header_faults {
             HeaderFaultPolicy::RefuseAtStartup => {
                 return Err(ConfigError::McpHeader {
                     tool: spec.name.to_string(),

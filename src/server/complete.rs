@@ -10,6 +10,7 @@
 use super::inner::Inner;
 use super::pending::{Pending, Work};
 use super::reply::Reply;
+use super::route::{visible_prompt, visible_template};
 use super::step::Step;
 use crate::catalog::{CompletionRef, CompletionRequest};
 use crate::dispatch::CallContext;
@@ -26,7 +27,7 @@ pub(super) fn complete(
 ) -> Step {
     let revision = context.revision;
     match request(inner, &mut params, context) {
-        Ok(request) => match inner.catalog.completer.clone() {
+        Ok(request) => match inner.catalog.completer().cloned() {
             Some(completer) => Step::Pending(Pending::new(
                 inner.clone(),
                 id,
@@ -61,7 +62,7 @@ fn request(
     params: &mut Map<String, Value>,
     context: CallContext,
 ) -> Result<CompletionRequest, RpcError> {
-    let cat = &inner.catalog;
+    let caller = &context.extensions;
     let Some(Value::Object(reference)) = params.get("ref") else {
         return Err(field("ref", "must be an object"));
     };
@@ -70,7 +71,7 @@ fn request(
     {
         "ref/prompt" => {
             let name = string(reference, "name", "ref.name")?;
-            let Some(p) = cat.prompt(name) else {
+            let Some(p) = visible_prompt(inner, name, caller) else {
                 return Err(RpcError::invalid_params(
                     format!("Unknown prompt: {name}"),
                     json!({ "ref": { "type": "ref/prompt", "name": name } }),
@@ -80,7 +81,7 @@ fn request(
         }
         "ref/resource" => {
             let uri = string(reference, "uri", "ref.uri")?;
-            let Some(t) = cat.template(uri) else {
+            let Some(t) = visible_template(inner, uri, caller) else {
                 return Err(RpcError::invalid_params(
                     format!("Unknown resource template: {uri}"),
                     json!({ "ref": { "type": "ref/resource", "uri": uri } }),

@@ -2,7 +2,7 @@
 //! cache hints of each list.
 
 use crate::catalog::validated::HeaderFaultPolicy;
-use crate::catalog::{Catalog, Icon};
+use crate::catalog::{Catalog, CatalogView, Icon};
 #[cfg(feature = "connectome")]
 use crate::connectome::observed::Collector;
 use crate::dispatch::Dispatch;
@@ -43,6 +43,7 @@ pub struct ServerConfig {
     pub(crate) header_faults: HeaderFaultPolicy,
     pub(crate) cursor_key: Option<[u8; 32]>,
     pub(crate) validation_budget: u64,
+    pub(crate) view: Option<Arc<dyn CatalogView>>,
     #[cfg(feature = "connectome")]
     pub(crate) collector: Option<Collector>,
 }
@@ -57,6 +58,7 @@ impl fmt::Debug for ServerConfig {
             .field("extensions", &self.extensions)
             .field("page_size", &self.page_size)
             .field("validation_budget", &self.validation_budget)
+            .field("view", &self.view.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -80,6 +82,7 @@ impl ServerConfig {
             header_faults: HeaderFaultPolicy::RefuseAtStartup,
             cursor_key: None,
             validation_budget: Budget::DEFAULT_STEPS,
+            view: None,
             #[cfg(feature = "connectome")]
             collector: None,
         }
@@ -265,6 +268,16 @@ impl ServerConfig {
     #[must_use]
     pub fn validation_budget(mut self, steps: u64) -> Self {
         self.validation_budget = steps;
+        self
+    }
+
+    /// The host's per-caller view of the catalog ([`CatalogView`]): given an item and a
+    /// request's extensions (the principal), whether that caller sees the item. A hidden item
+    /// is left out of lists and answered as one that does not exist; lists served under a
+    /// view are cached `private`. Default: every caller sees every item.
+    #[must_use]
+    pub fn view(mut self, view: impl CatalogView) -> Self {
+        self.view = Some(Arc::new(view));
         self
     }
 

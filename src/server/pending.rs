@@ -25,16 +25,13 @@ pub(super) enum Work {
     /// A tool call whose arguments a general schema has yet to check: validated first, under
     /// the server's budget, where the host work runs.
     Unchecked {
-        index: usize,
+        tool: Arc<str>,
         arguments: Value,
         context: CallContext,
     },
-    Tool {
-        /// The tool's place in the catalog: its output schema (a successful result is checked
-        /// against it) and its metric series are read there.
-        index: usize,
-        call: ToolCall,
-    },
+    /// A validated call. The tool's output schema (a successful result is checked against it)
+    /// and its metric series are read in the snapshot the work holds, under `call.tool`.
+    Tool { call: ToolCall },
     Read {
         reader: Arc<dyn ResourceReader>,
         uri: String,
@@ -148,9 +145,7 @@ impl Pending {
     pub fn tool(&self) -> Option<&str> {
         match &self.work {
             Work::Tool { call, .. } => Some(&call.tool),
-            Work::Unchecked { index, .. } => {
-                self.inner.catalog.tools.get(*index).map(|t| t.spec.name())
-            }
+            Work::Unchecked { tool, .. } => Some(tool),
             _ => None,
         }
     }
@@ -187,14 +182,14 @@ impl Pending {
         } = self;
         let ended = match work {
             Work::Unchecked {
-                index,
+                tool,
                 arguments,
                 context,
-            } => match checked(&inner, &id, revision, index, arguments, context) {
-                Ok(call) => run_tool(&inner, &id, revision, index, call).await,
+            } => match checked(&inner, &id, revision, &tool, arguments, context) {
+                Ok(call) => run_tool(&inner, &id, revision, call).await,
                 Err(refusal) => (refusal, HostOutcome::Returned),
             },
-            Work::Tool { index, call } => run_tool(&inner, &id, revision, index, call).await,
+            Work::Tool { call } => run_tool(&inner, &id, revision, call).await,
             Work::Read {
                 reader,
                 uri,
@@ -286,10 +281,9 @@ async fn run_tool(
     inner: &Inner,
     id: &RequestId,
     revision: Revision,
-    index: usize,
     call: ToolCall,
 ) -> (Reply, HostOutcome) {
-    let Some(entry) = inner.catalog.tools.get(index) else {
+    let Some(entry) = inner.catalog.tool(&call.tool) else {
         return (
             Reply::error(Some(id), RpcError::internal()),
             HostOutcome::Returned,
@@ -404,11 +398,11 @@ fn checked(
     inner: &Inner,
     id: &RequestId,
     revision: Revision,
-    index: usize,
+    tool: &str,
     arguments: Value,
     context: CallContext,
 ) -> Result<ToolCall, Reply> {
-    let Some(entry) = inner.catalog.tools.get(index) else {
+    let Some(entry) = inner.catalog.tool(tool) else {
         return Err(Reply::error(Some(id), RpcError::internal()));
     };
     let mut budget = Budget::new(inner.validation_budget);

@@ -7,7 +7,8 @@ use super::refusals::{not_found, refused_arguments, refused_tool_arguments};
 use super::reply::Reply;
 use super::step::Step;
 use crate::catalog::cursor::{page, ListKind};
-use crate::catalog::validated::{PromptEntry, ResourceEntryV, TemplateEntry, ToolEntry};
+use crate::catalog::validated::{Ordered, PromptEntry, ResourceEntryV, TemplateEntry, ToolEntry};
+use crate::catalog::Item;
 use crate::dispatch::Extensions;
 use crate::dispatch::{CallContext, CancellationToken, ToolCall};
 use crate::metrics;
@@ -17,10 +18,12 @@ use crate::model::result::{
 };
 use crate::protocol::outcome::Kind;
 use crate::protocol::{
-    codes, Cacheable, Incoming, Member, Meta, Params, RequestId, Revision, RpcError, Text,
+    codes, CacheHint, Cacheable, Incoming, Member, Meta, Params, RequestId, Revision, RpcError,
+    Text,
 };
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
+use std::ops::Bound;
 use std::sync::Arc;
 
 pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: Extensions) -> Step {
@@ -82,7 +85,7 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: E
     counted(Some(revision));
     // Built only by the methods that run host work: a token is an allocation a list does
     // not need.
-    let context = move || CallContext {
+    let context = move |extensions| CallContext {
         revision,
         carrier,
         extensions,
@@ -90,55 +93,59 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: E
     };
     let params = m.params.unwrap_or_default();
     let cat = &inner.catalog;
+    let listing = |kind| Listing {
+        inner,
+        id: &id,
+        revision,
+        params: &params.rest,
+        kind,
+        extensions: &extensions,
+    };
     match (&*m.method, revision) {
         ("ping", Revision::V2025_11_25) => Step::Reply(empty(inner, &id, revision)),
         ("shutdown" | "exit", _) => Step::Close(Some(empty(inner, &id, revision))),
-        ("tools/list", _) if !cat.tools.is_empty() => list(
-            inner,
-            &id,
-            revision,
-            &params.rest,
-            ListKind::Tools,
-            &cat.tools,
-        ),
-        ("tools/call", _) if !cat.tools.is_empty() => tools_call(inner, id, context(), params),
-        ("resources/list", _) if has_resources(inner) => list(
-            inner,
-            &id,
-            revision,
-            &params.rest,
-            ListKind::Resources,
-            &cat.resources,
-        ),
-        ("resources/templates/list", _) if has_resources(inner) => list(
-            inner,
-            &id,
-            revision,
-            &params.rest,
-            ListKind::ResourceTemplates,
-            &cat.templates,
-        ),
-        ("resources/read", _) if has_resources(inner) => {
-            resources_read(inner, id, context(), params)
+        ("tools/list", _) if !cat.tools.is_empty() => listing(ListKind::Tools).of(&cat.tools),
+        ("tools/call", _) if !cat.tools.is_empty() => {
+            tools_call(inner, id, context(extensions), params)
         }
-        ("prompts/list", _) if !cat.prompts.is_empty() => list(
-            inner,
-            &id,
-            revision,
-            &params.rest,
-            ListKind::Prompts,
-            &cat.prompts,
-        ),
-        ("prompts/get", _) if !cat.prompts.is_empty() => prompts_get(inner, id, context(), params),
-        ("completion/complete", _) if cat.completer.is_some() => {
-            super::complete::complete(inner, id, context(), params.rest)
+        ("resources/list", _) if cat.has_resources() => {
+            listing(ListKind::Resources).of(&cat.resources)
+        }
+        ("resources/templates/list", _) if cat.has_resources() => {
+            listing(ListKind::ResourceTemplates).of(&cat.templates)
+        }
+        ("resources/read", _) if cat.has_resources() => {
+            resources_read(inner, id, context(extensions), params)
+        }
+        ("prompts/list", _) if !cat.prompts.is_empty() => {
+            listing(ListKind::Prompts).of(&cat.prompts)
+        }
+        ("prompts/get", _) if !cat.prompts.is_empty() => {
+            prompts_get(inner, id, context(extensions), params)
+        }
+        ("completion/complete", _) if cat.completer().is_some() => {
+            super::complete::complete(inner, id, context(extensions), params.rest)
         }
         (method, _) => fail(RpcError::method_not_found(method)),
     }
 }
 
-fn has_resources(inner: &Inner) -> bool {
-    !inner.catalog.resources.is_empty() || !inner.catalog.templates.is_empty()
+/// Whether the caller whose request carries `caller` sees `item`: always, without a view.
+pub(super) fn shows(inner: &Inner, item: Item<'_>, caller: &Extensions) -> bool {
+    inner.view.as_ref().is_none_or(|v| v.shows(item, caller))
+}
+
+/// The tool `name`, when it exists and the caller sees it: one lookup either way, so a hidden
+/// tool is found exactly as a missing one is not.
+pub(super) fn visible_tool<'a>(
+    inner: &'a Inner,
+    name: &str,
+    caller: &Extensions,
+) -> Option<&'a ToolEntry> {
+    inner
+        .catalog
+        .tool(name)
+        .filter(|t| shows(inner, Item::Tool(&t.spec), caller))
 }
 
 /// The empty result of `ping`, `shutdown` and `exit`.
@@ -146,48 +153,72 @@ fn empty(inner: &Inner, id: &RequestId, revision: Revision) -> Reply {
     Reply::result(inner.envelope.encode(id, revision, &EmptyResult {}))
 }
 
-/// A paginated, cacheable list result: the page after the cursor's key, its entries copied
-/// from their pre-encoded bytes.
-fn list<T: Listed>(
-    inner: &Inner,
-    id: &RequestId,
+/// One list request: the page after the cursor's key of what the caller sees, its entries
+/// copied from their pre-encoded bytes.
+struct Listing<'a> {
+    inner: &'a Inner,
+    id: &'a RequestId,
     revision: Revision,
-    params: &Map<String, Value>,
+    params: &'a Map<String, Value>,
     kind: ListKind,
-    items: &[T],
-) -> Step {
-    let fail = |e: RpcError| Step::Reply(Reply::error(Some(id), e));
-    let after = match params.get("cursor") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(c)) => match inner.cursors.decode(kind, c) {
-            Ok(k) => Some(k),
-            Err(e) => {
+    extensions: &'a Extensions,
+}
+
+impl Listing<'_> {
+    fn of<K, T>(&self, items: &Ordered<K, T>) -> Step
+    where
+        K: std::borrow::Borrow<str> + Ord,
+        T: Listed,
+    {
+        let Listing {
+            inner,
+            id,
+            revision,
+            params,
+            kind,
+            extensions,
+        } = *self;
+        let fail = |e: RpcError| Step::Reply(Reply::error(Some(id), e));
+        let after = match params.get("cursor") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(c)) => match inner.cursors.decode(kind, c) {
+                Ok(k) => Some(k),
+                Err(e) => {
+                    return fail(RpcError::invalid_params(
+                        "Invalid cursor",
+                        json!({ "cursor": c, "reason": e.to_string() }),
+                    ))
+                }
+            },
+            Some(_) => {
                 return fail(RpcError::invalid_params(
-                    "Invalid cursor",
-                    json!({ "cursor": c, "reason": e.to_string() }),
+                    "params.cursor must be a string",
+                    json!({ "field": "cursor" }),
                 ))
             }
-        },
-        Some(_) => {
-            return fail(RpcError::invalid_params(
-                "params.cursor must be a string",
-                json!({ "field": "cursor" }),
-            ))
+        };
+        let start = after.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+        let rest = items
+            .range::<str, _>((start, Bound::Unbounded))
+            .map(|(_, item)| item)
+            .filter(|item| shows(inner, item.item(), extensions));
+        let (entries, next) = page(rest, T::key, |item| item.wire(revision), inner.page_size);
+        let mut cache = inner.cache_hints.get(match kind {
+            ListKind::Tools => Cacheable::Tools,
+            ListKind::Resources | ListKind::ResourceTemplates => Cacheable::Resources,
+            ListKind::Prompts => Cacheable::Prompts,
+        });
+        // What a list holds under a view depends on who asked: no shared cache may keep it.
+        if inner.view.is_some() {
+            cache = CacheHint::private(cache.ttl());
         }
-    };
-    let (range, next) = page(items, T::key, after.as_deref(), inner.page_size);
-    let cache = inner.cache_hints.get(match kind {
-        ListKind::Tools => Cacheable::Tools,
-        ListKind::Resources | ListKind::ResourceTemplates => Cacheable::Resources,
-        ListKind::Prompts => Cacheable::Prompts,
-    });
-    let entries = items[range].iter().map(|i| i.wire(revision)).collect();
-    let body = ListResult {
-        page: T::page(entries),
-        next_cursor: next.map(|last| inner.cursors.encode(kind, last)),
-        cache: revision.is_modern().then(|| cache.members()),
-    };
-    Step::Reply(Reply::result(inner.envelope.encode(id, revision, &body)))
+        let body = ListResult {
+            page: T::page(entries),
+            next_cursor: next.map(|last| inner.cursors.encode(kind, last)),
+            cache: revision.is_modern().then(|| cache.members()),
+        };
+        Step::Reply(Reply::result(inner.envelope.encode(id, revision, &body)))
+    }
 }
 
 /// An entry of a paginated list: its sort key and its pre-encoded wire form.
@@ -195,6 +226,8 @@ trait Listed {
     /// The page of a list of these, under the member its method names.
     fn page(entries: Vec<&RawValue>) -> Page<'_>;
     fn key(&self) -> &str;
+    /// The item, as a view is asked about it.
+    fn item(&self) -> Item<'_>;
     /// The entry as `revision` lists it.
     fn wire(&self, revision: Revision) -> &RawValue;
 }
@@ -205,6 +238,9 @@ impl Listed for ToolEntry {
     }
     fn key(&self) -> &str {
         self.spec.name()
+    }
+    fn item(&self) -> Item<'_> {
+        Item::Tool(&self.spec)
     }
     fn wire(&self, revision: Revision) -> &RawValue {
         match &self.legacy_wire {
@@ -221,6 +257,9 @@ impl Listed for ResourceEntryV {
     fn key(&self) -> &str {
         self.spec.uri()
     }
+    fn item(&self) -> Item<'_> {
+        Item::Resource(&self.spec)
+    }
     fn wire(&self, _: Revision) -> &RawValue {
         &self.wire
     }
@@ -233,6 +272,9 @@ impl Listed for TemplateEntry {
     fn key(&self) -> &str {
         self.spec.uri_template()
     }
+    fn item(&self) -> Item<'_> {
+        Item::ResourceTemplate(&self.spec)
+    }
     fn wire(&self, _: Revision) -> &RawValue {
         &self.wire
     }
@@ -244,6 +286,9 @@ impl Listed for PromptEntry {
     }
     fn key(&self) -> &str {
         self.spec.name()
+    }
+    fn item(&self) -> Item<'_> {
+        Item::Prompt(&self.spec)
     }
     fn wire(&self, _: Revision) -> &RawValue {
         &self.wire
@@ -259,14 +304,14 @@ fn capabilities(inner: &Inner, revision: Revision) -> ServerCapabilities<'_> {
     let cat = &inner.catalog;
     ServerCapabilities {
         tools: (!cat.tools.is_empty()).then_some(lists),
-        resources: has_resources(inner).then_some(ResourcesCapability {
+        resources: cat.has_resources().then_some(ResourcesCapability {
             list_changed: false,
             subscribe: false,
         }),
         prompts: (!cat.prompts.is_empty()).then_some(ListCapability {
             list_changed: false,
         }),
-        completions: cat.completer.is_some().then_some(NoSettings {}),
+        completions: cat.completer().is_some().then_some(NoSettings {}),
         extensions: (revision.is_modern() && !inner.extensions.is_empty())
             .then_some(&inner.extensions),
     }
@@ -348,14 +393,13 @@ fn tools_call(inner: &Arc<Inner>, id: RequestId, context: CallContext, params: P
         Ok(n) => n,
         Err(e) => return fail(&id, e),
     };
-    let Some(index) = inner.catalog.tool_index(name) else {
+    let Some(tool) = visible_tool(inner, name, &context.extensions) else {
         return fail(
             &id,
             RpcError::invalid_params(format!("Unknown tool: {name}"), json!({ "tool": name }))
                 .of_kind(Kind::UnknownTool),
         );
     };
-    let tool = &inner.catalog.tools[index];
     if let Some(fault) = &tool.header_fault {
         tracing::error!(tool = %tool.spec.name, %fault, "tools/call refused: the tool's schema is misconfigured");
         return fail(&id, RpcError::internal());
@@ -381,7 +425,7 @@ fn tools_call(inner: &Arc<Inner>, id: RequestId, context: CallContext, params: P
             id,
             revision,
             Work::Unchecked {
-                index,
+                tool: tool.spec.name.clone(),
                 arguments: args,
                 context,
             },
@@ -400,14 +444,14 @@ fn tools_call(inner: &Arc<Inner>, id: RequestId, context: CallContext, params: P
         arguments,
         context,
     };
-    // The tool's dispatch, output schema and metric series are read through the server the
+    // The tool's dispatch, output schema and metric series are read through the snapshot the
     // work holds, not cloned per call: every clone of a shared `Arc` is an atomic write to a
     // cache line all workers share.
     Step::Pending(Pending::new(
         inner.clone(),
         id,
         revision,
-        Work::Tool { index, call },
+        Work::Tool { call },
     ))
 }
 
@@ -445,7 +489,7 @@ fn resources_read(
         Ok(u) => u,
         Err(e) => return Step::Reply(Reply::error(Some(&id), e)),
     };
-    if !inner.catalog.is_readable(uri) {
+    if !readable(inner, uri, &context.extensions) {
         return Step::Reply(Reply::error(Some(&id), not_found(revision, uri, None)));
     }
     let Some(reader) = inner.catalog.reader.clone() else {
@@ -463,6 +507,21 @@ fn resources_read(
     ))
 }
 
+/// Whether `uri` is a resource the caller sees or matches a template the caller sees: the only
+/// uris the reader is asked for. Every template is tried whatever the answer, so a hidden item
+/// costs what a missing one does.
+fn readable(inner: &Inner, uri: &str, caller: &Extensions) -> bool {
+    let cat = &inner.catalog;
+    let listed = cat
+        .resource(uri)
+        .is_some_and(|r| shows(inner, Item::Resource(&r.spec), caller));
+    let matched = cat
+        .templates_matching(uri)
+        .filter(|t| shows(inner, Item::ResourceTemplate(&t.spec), caller))
+        .count();
+    listed || matched > 0
+}
+
 fn prompts_get(
     inner: &Arc<Inner>,
     id: RequestId,
@@ -478,7 +537,7 @@ fn prompts_get(
         Ok(n) => n,
         Err(e) => return fail(&id, e),
     };
-    let Some(prompt) = inner.catalog.prompt(name) else {
+    let Some(prompt) = visible_prompt(inner, name, &context.extensions) else {
         return fail(
             &id,
             RpcError::invalid_params(format!("Unknown prompt: {name}"), json!({ "name": name }))
@@ -511,4 +570,28 @@ fn prompts_get(
             context,
         },
     ))
+}
+
+/// The prompt `name`, when it exists and the caller sees it.
+pub(super) fn visible_prompt<'a>(
+    inner: &'a Inner,
+    name: &str,
+    caller: &Extensions,
+) -> Option<&'a PromptEntry> {
+    inner
+        .catalog
+        .prompt(name)
+        .filter(|p| shows(inner, Item::Prompt(&p.spec), caller))
+}
+
+/// The template `uri_template`, when it exists and the caller sees it.
+pub(super) fn visible_template<'a>(
+    inner: &'a Inner,
+    uri_template: &str,
+    caller: &Extensions,
+) -> Option<&'a TemplateEntry> {
+    inner
+        .catalog
+        .template(uri_template)
+        .filter(|t| shows(inner, Item::ResourceTemplate(&t.spec), caller))
 }

@@ -253,7 +253,8 @@ impl HttpService {
         m: Incoming<'_>,
         extensions: Extensions,
     ) -> Result<Response<Full<Bytes>>, Rejection> {
-        let server = &self.config.server;
+        // One snapshot for the header checks and the routing: both see the same catalog.
+        let server = self.config.server.snapshot();
         let id = m.id.clone();
         let with_id = |r: Rejection| r.id(id.clone());
         let not_found = || {
@@ -281,7 +282,7 @@ impl HttpService {
         };
         head.require_eq(Read::McpMethod, Encoding::Plain, Some(&m.method), presence)
             .map_err(|e| with_id(mismatch(&e)))?;
-        mcp_headers::check_names(&self.config, head, &m, presence)
+        mcp_headers::check_names(&server, head, &m, presence, &extensions)
             .map_err(|e| with_id(mismatch(&e)))?;
         if m.is_notification() {
             // Every MCP notification is `notifications/…`. Anything else without an id is a
@@ -308,7 +309,9 @@ impl HttpService {
             ))
         })?;
         let era = era.with_revision(revision);
-        let reply = match server.handle_in(m, era, extensions) {
+        let step = server.handle_in(m, era, extensions);
+        drop(server);
+        let reply = match step {
             Step::Reply(r) | Step::Close(Some(r)) => r,
             Step::Pending(p) => self.config.exec.run(p).await,
             Step::Silent | Step::Cancel(_) | Step::Close(None) => {

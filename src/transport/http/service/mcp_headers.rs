@@ -2,8 +2,9 @@
 //! from `MCP-Protocol-Version`), `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers.
 
 use super::config::Config;
+use crate::dispatch::Extensions;
 use crate::protocol::{codes, Incoming, Revision, RpcError};
-use crate::server::{Era, VersionHeaderFault};
+use crate::server::{Era, Snapshot, VersionHeaderFault};
 use crate::transport::http::headers::{self, Encoding, Head, HeaderError, Presence, Read};
 use crate::transport::http::rejection::Rejection;
 use http::StatusCode;
@@ -33,10 +34,11 @@ pub(super) fn era_of(config: &Config, head: &Head<'_>, m: &Incoming<'_>) -> Resu
 /// `x-mcp-header` argument of the called tool (or sits on a request that calls no tool),
 /// are refused: a proxy would route on what the server never reads.
 pub(super) fn check_names(
-    config: &Config,
+    server: &Snapshot,
     head: &Head<'_>,
     m: &Incoming<'_>,
     presence: Presence,
+    caller: &Extensions,
 ) -> Result<(), HeaderError> {
     let field = match &*m.method {
         "tools/call" | "prompts/get" => "name",
@@ -53,8 +55,8 @@ pub(super) fn check_names(
     if m.method != "tools/call" {
         return params_named_in(head, &[]);
     }
-    let server = &config.server;
-    let Some((name, annotated)) = named.and_then(|n| Some((n, server.tool_headers(n)?))) else {
+    let Some((name, annotated)) = named.and_then(|n| Some((n, server.tool_headers(n, caller)?)))
+    else {
         // No such tool: it has no annotated argument for a header to name.
         return params_named_in(head, &[]);
     };
