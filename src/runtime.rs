@@ -346,8 +346,39 @@ impl ApplicationRef {
         }
     }
 
-    /// The server the runtime serves (an `Arc` clone of its catalog and configuration), read
-    /// without asking the catalog actor: it never changes while the runtime runs.
+    /// Changes the catalog the runtime serves, through the catalog actor (in its mailbox order,
+    /// after the `Dispatch`es before it): validated whole as at startup, applied whole or not
+    /// at all, published to every transport before this returns. The answer is the catalog's
+    /// generation after the change ([`Server::generation`]). A restart of the catalog actor
+    /// keeps every change it answered.
+    ///
+    /// # Errors
+    /// [`ApplicationError::Change`] with the [`crate::ConfigError`] of the step refused (the
+    /// catalog is unchanged); [`ApplicationError::CatalogUnavailable`] when the catalog actor
+    /// is restarting or stops before it reads the change (nothing was applied).
+    ///
+    /// # Cancel safety
+    /// A change the actor has read is applied whether or not this future is still awaited.
+    pub async fn change(
+        &self,
+        change: crate::catalog::CatalogChange,
+    ) -> Result<u64, ApplicationError> {
+        let actor = self
+            .dispatcher()
+            .ok_or(ApplicationError::CatalogUnavailable)?;
+        let answer = actor
+            .call(|reply| ApplicationMsg::Change { change, reply }, None)
+            .await
+            .map_err(|_| ApplicationError::CatalogUnavailable)?;
+        match answer {
+            ractor::rpc::CallResult::Success(r) => r.map_err(ApplicationError::Change),
+            _ => Err(ApplicationError::CatalogUnavailable),
+        }
+    }
+
+    /// The server the runtime serves (an `Arc` clone of its live catalog and configuration),
+    /// read without asking the catalog actor. It follows every change: the catalog is the one
+    /// cell every clone shares.
     pub fn server(&self) -> Server {
         self.shared.server.clone()
     }

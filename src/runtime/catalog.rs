@@ -1,11 +1,14 @@
-//! The catalog actor: the address host actors send `Dispatch` to (and, with the `cluster`
-//! feature, the member of the dispatch process group remote nodes find). It holds the
-//! validated `Server` — immutable, shared by every request path without asking the actor — and
-//! hands each `Dispatch`'s host work to the pool without waiting for it.
+//! The catalog actor: the address host actors send `Dispatch` and `Change` to (and, with the
+//! `cluster` feature, the member of the dispatch process group remote nodes find). It hands
+//! each `Dispatch`'s host work to the pool without waiting for it, and applies each `Change`
+//! to the live catalog, one at a time, in mailbox order.
 //!
-//! A restart restores the address: a fresh actor, put back in the slot
-//! `ApplicationRef::dispatcher` reads and in the process group. It restores no catalog state:
-//! there is none to lose.
+//! The catalog's state is not the actor's: it is the `Server`'s shared cell, which the
+//! supervisor hands every life of the actor and every transport reads without asking it. A
+//! change is published there, whole, before the actor answers; the actor keeps nothing a
+//! crash could lose. A restart restores the address (a fresh actor, put back in the slot
+//! `ApplicationRef::dispatcher` reads and in the process group) and serves the latest catalog,
+//! because that is the only one there is.
 
 use super::message::{answer, ApplicationMsg};
 use super::pool::{Pool, ReplyTo};
@@ -69,6 +72,10 @@ impl Actor for CatalogActor {
                     let _ = reply.send(answer(r));
                 }
             },
+            // Applied in full before the answer: a change the actor started is never half done.
+            ApplicationMsg::Change { change, reply } => {
+                let _ = reply.send(state.server.change(change));
+            }
         }
         Ok(())
     }

@@ -40,6 +40,11 @@ pub enum ApplicationError {
     },
     /// The Root supervisor did not stop in time, or had already stopped.
     Stop(StopError),
+    /// A catalog change was refused (the catalog is unchanged).
+    Change(crate::ConfigError),
+    /// The catalog actor did not take a change: it is restarting, or stopped before it read
+    /// the change. Nothing was applied; the change may be sent again.
+    CatalogUnavailable,
     /// An export was asked of a runtime started without [`crate::runtime::ApplicationConfig::reporter`],
     /// or while the reporter restarts.
     #[cfg(feature = "connectome")]
@@ -79,6 +84,10 @@ impl fmt::Display for ApplicationError {
                 write!(f, "transport {id:?} could not be started: {source}")
             }
             ApplicationError::Stop(e) => write!(f, "the runtime did not stop cleanly: {e}"),
+            ApplicationError::Change(e) => write!(f, "the catalog change was refused: {e}"),
+            ApplicationError::CatalogUnavailable => {
+                f.write_str("the catalog actor did not take the change")
+            }
             #[cfg(feature = "connectome")]
             ApplicationError::NoReporter => f.write_str("the runtime has no reporter running"),
             #[cfg(feature = "connectome")]
@@ -99,9 +108,10 @@ impl fmt::Display for ApplicationError {
 impl std::error::Error for ApplicationError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            ApplicationError::InvalidOption { .. } | ApplicationError::UnknownTransport { .. } => {
-                None
-            }
+            ApplicationError::InvalidOption { .. }
+            | ApplicationError::UnknownTransport { .. }
+            | ApplicationError::CatalogUnavailable => None,
+            ApplicationError::Change(e) => Some(e),
             #[cfg(feature = "connectome")]
             ApplicationError::NoReporter | ApplicationError::ReporterUnavailable => None,
             #[cfg(feature = "connectome")]

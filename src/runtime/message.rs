@@ -41,6 +41,16 @@ pub enum ApplicationMsg {
         /// Where the answer goes.
         reply: RpcReplyPort<DispatchResult>,
     },
+    /// Change the catalog ([`crate::Server::change`]): validated whole, applied whole or not at
+    /// all, published to every transport before the answer is sent. The answer is the
+    /// catalog's generation after it, or why it was refused. In-process only: a change holds
+    /// the host's handlers and readers, and does not cross a node.
+    Change {
+        /// The change.
+        change: crate::catalog::CatalogChange,
+        /// Where the answer goes.
+        reply: RpcReplyPort<Result<u64, crate::ConfigError>>,
+    },
 }
 
 /// The answer to a host dispatch.
@@ -331,6 +341,8 @@ impl ractor::Message for ApplicationMsg {
     /// loss, when the serving node goes away) a forwarding task turns into the typed reply.
     fn serialize(self) -> Result<SerializedMessage, BoxedDowncastErr> {
         match self {
+            // A change carries the host's own handlers: it has no wire form.
+            ApplicationMsg::Change { .. } => Err(BoxedDowncastErr),
             ApplicationMsg::Dispatch {
                 tool,
                 arguments,
