@@ -8,6 +8,7 @@ use beam_mcp::runtime::{
     STDIO, TRANSPORTS,
 };
 use beam_mcp::transport::stdio::StdioOptions;
+use beam_mcp::ConfigError;
 use serde_json::json;
 use std::time::Duration;
 
@@ -80,7 +81,28 @@ async fn a_killed_pool_is_restarted_and_the_catalog_survives() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_crashed_catalog_actor_restarts_what_follows_it() {
+    use beam_mcp::catalog::CatalogChange;
+    use beam_mcp::ToolSpec;
     let rt = Application::start(collecting(), config()).await.unwrap();
+    // Three changes through the catalog actor, then the actor crashes.
+    for change in [
+        CatalogChange::new().add_tool(ToolSpec::new("first", "1")),
+        CatalogChange::new().add_tool(ToolSpec::new("second", "2")),
+        CatalogChange::new().remove_tool("first"),
+    ] {
+        rt.change(change).await.unwrap();
+    }
+    let refused = rt
+        .change(CatalogChange::new().remove_tool("first"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            refused,
+            ApplicationError::Change(ConfigError::NotInCatalog { .. })
+        ),
+        "{refused}"
+    );
     let old = rt.dispatcher().unwrap();
     old.stop(Some("injected crash".into()));
     host::exited(&old.get_cell()).await;
@@ -90,10 +112,24 @@ async fn a_crashed_catalog_actor_restarts_what_follows_it() {
     for id in [DISPATCH_POOL, COLLECTOR, TRANSPORTS] {
         assert_eq!(rt.root().restart_count(id).await.unwrap(), Some(1), "{id}");
     }
-    // The same catalog is served: it never changes.
-    assert!(rt.server().advertised_tool("slow").is_some());
+    // The third state is served, not the startup one: the catalog lives in the server's
+    // shared cell, not in the actor.
+    let server = rt.server();
+    assert_eq!(server.generation(), 3);
+    assert!(server.advertised_tool("slow").is_some());
+    assert!(server.advertised_tool("second").is_some());
+    assert!(server.advertised_tool("first").is_none());
     let reply = rt.dispatch("echo", json!({"text": "back"})).await.unwrap();
     assert_eq!(reply.texts(), ["back"]);
+    let err = rt.dispatch("first", json!({})).await.unwrap_err();
+    assert_eq!(err.message(), "Unknown tool: first");
+    // The new actor takes changes on the latest state.
+    assert_eq!(
+        rt.change(CatalogChange::new().remove_tool("second"))
+            .await
+            .unwrap(),
+        4
+    );
     rt.stop(LIMIT).await.unwrap();
 }
 
