@@ -235,7 +235,13 @@ impl Application {
         if let Some((declared, algorithm)) = config.reporter.clone() {
             let collector = server.collector().unwrap_or_default();
             let slot = shared.reporter.clone();
-            root = root.child(children::reporter(declared, algorithm, collector, slot));
+            root = root.child(children::reporter(
+                declared,
+                algorithm,
+                collector,
+                server.clone(),
+                slot,
+            ));
         }
         root = root.child(children::transports(transports, config.intensity));
 
@@ -460,6 +466,8 @@ impl ApplicationRef {
             .map_or(DigestAlgorithm::default(), |(_, a)| *a);
         match (kind, reporter) {
             (ExportKind::Effective, Some((declared, _))) => {
+                let names = self.shared.server.tool_names();
+                let declared = declared.following(names.iter().map(String::as_str));
                 federated_effective_export(declared.graph(), &federation, algorithm)
             }
             _ => federated_observed_export(&federation, algorithm),

@@ -289,6 +289,12 @@ impl Server {
         }
     }
 
+    /// The names of the tools served now, in name order (to every caller: no view applies).
+    pub fn tool_names(&self) -> Vec<String> {
+        let now = self.live.current.load();
+        now.catalog.tools.keys().map(|k| k.to_string()).collect()
+    }
+
     /// The `tools/list` entry of a tool, exactly as advertised now (to every caller: no view
     /// applies).
     pub fn advertised_tool(&self, name: &str) -> Option<Value> {

@@ -249,6 +249,16 @@ impl Graph {
         self.edges.entry(key).or_default();
     }
 
+    /// Removes a node and every edge from or to it; whether it was there.
+    pub fn remove_node(&mut self, id: &str) -> bool {
+        let id = nfc(id);
+        if self.nodes.remove(&id).is_none() {
+            return false;
+        }
+        self.edges.retain(|k, _| k.from != id && k.to != id);
+        true
+    }
+
     /// Adds the dispatch edge `mcp:dispatch` → `tool:NAME` (and both nodes).
     pub fn add_dispatch_edge(&mut self, tool: &str) {
         self.add_edge(EdgeKey::dispatch(tool));

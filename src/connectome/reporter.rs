@@ -19,6 +19,9 @@ pub struct ReporterArgs {
     pub collector: Collector,
     /// The digest algorithm every export names.
     pub algorithm: DigestAlgorithm,
+    /// The live catalog whose tools the declared graph follows at each export
+    /// ([`Declared::following`]); `None` exports the declared graph as built.
+    pub catalog: Option<crate::Server>,
 }
 
 /// Messages to a [`Reporter`].
@@ -71,6 +74,7 @@ pub fn build_export(
 ///     declared: Declared::default(),
 ///     collector: Collector::new(),
 ///     algorithm: DigestAlgorithm::Sha512,
+///     catalog: None,
 /// };
 /// let (reporter, handle) = ractor::Actor::spawn(None, Reporter, args).await.unwrap();
 /// let sealed = ractor::call!(reporter, ReporterMsg::Export, ExportKind::Diff).unwrap().unwrap();
@@ -103,7 +107,17 @@ impl Actor for Reporter {
     ) -> Result<(), ActorProcessingErr> {
         match message {
             ReporterMsg::Export(kind, reply) => {
-                let result = build_export(kind, &state.declared, &state.collector, state.algorithm);
+                let following;
+                let declared = match &state.catalog {
+                    Some(server) => {
+                        following = state
+                            .declared
+                            .following(server.tool_names().iter().map(String::as_str));
+                        &following
+                    }
+                    None => &state.declared,
+                };
+                let result = build_export(kind, declared, &state.collector, state.algorithm);
                 // A caller that gave up waiting is no fault of the reporter's.
                 let _ = reply.send(result);
             }

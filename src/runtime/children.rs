@@ -81,6 +81,7 @@ pub(crate) fn reporter(
     declared: Declared,
     algorithm: DigestAlgorithm,
     collector: Collector,
+    catalog: Server,
     slot: ReporterSlot,
 ) -> ChildSpec {
     ChildSpec::new(REPORTER, move |sup| {
@@ -88,6 +89,7 @@ pub(crate) fn reporter(
             declared: declared.clone(),
             collector: collector.clone(),
             algorithm,
+            catalog: Some(catalog.clone()),
         };
         let slot = slot.clone();
         async move {

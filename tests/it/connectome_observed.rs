@@ -132,6 +132,7 @@ async fn reporter_builds_all_three_exports() {
         declared: Declared::from_parts(declared, CompletenessBound::default()),
         collector,
         algorithm: DigestAlgorithm::Sha256,
+        catalog: None,
     };
     let (reporter, handle) = ractor::Actor::spawn(None, Reporter, args).await.unwrap();
     for kind in [ExportKind::Declared, ExportKind::Observed, ExportKind::Diff] {

@@ -22,6 +22,11 @@ fn declared() -> Declared {
     Declared::from_parts(g, Default::default())
 }
 
+/// The declared graph as the reporter exports it: its tools following the live catalog.
+fn live(server: &Server) -> Declared {
+    declared().following(server.tool_names().iter().map(String::as_str))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn exports_come_from_the_reporter_and_survive_its_crash() {
     let collector = Collector::new();
@@ -50,7 +55,7 @@ async fn exports_come_from_the_reporter_and_survive_its_crash() {
     let d = rt.export(ExportKind::Declared).await.unwrap();
     assert_eq!(
         d.bytes,
-        declared_export(&declared(), DigestAlgorithm::Sha384)
+        declared_export(&live(&rt.server()), DigestAlgorithm::Sha384)
             .unwrap()
             .bytes
     );
@@ -77,7 +82,7 @@ async fn exports_come_from_the_reporter_and_survive_its_crash() {
     assert_eq!(
         effective.bytes,
         effective_export(
-            declared().graph(),
+            live(&rt.server()).graph(),
             &collector.snapshot(),
             DigestAlgorithm::Sha384
         )
@@ -121,5 +126,59 @@ async fn a_runtime_without_a_reporter_says_so() {
         matches!(e, beam_mcp::runtime::ApplicationError::NoReporter),
         "{e}"
     );
+    rt.stop(LIMIT).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_declared_graph_follows_the_live_catalog() {
+    use beam_mcp::catalog::CatalogChange;
+    use beam_mcp::connectome::model::EdgeKind;
+    let mut g = Graph::new();
+    g.add_dispatch_edge("echo");
+    g.add_dispatch_edge("slow");
+    g.add_edge(EdgeKey::new(EdgeKind::Serves, "tool:slow", "fn:host::slow"));
+    g.add_edge(EdgeKey::new(
+        EdgeKind::Call,
+        "fn:host::slow",
+        "fn:host::sleep",
+    ));
+    let config = ApplicationConfig::new().reporter(
+        Declared::from_parts(g, Default::default()),
+        DigestAlgorithm::Sha256,
+    );
+    let rt = Application::start(host::server(), config).await.unwrap();
+    rt.change(
+        CatalogChange::new()
+            .remove_tool("slow")
+            .add_tool(beam_mcp::ToolSpec::new("plugin", "Added while serving.")),
+    )
+    .await
+    .unwrap();
+    let sealed = rt.export(ExportKind::Declared).await.unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&sealed.bytes).unwrap();
+    let edges: Vec<(String, String, String)> = doc["body"]["graph"]["edges"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{doc}"))
+        .iter()
+        .map(|e| {
+            let s = |k: &str| e[k].as_str().unwrap().to_owned();
+            (s("kind"), s("from"), s("to"))
+        })
+        .collect();
+    let has = |kind: &str, from: &str, to: &str| {
+        edges
+            .iter()
+            .any(|(k, f, t)| k == kind && f == from && t == to)
+    };
+    assert!(has("dispatch", "mcp:dispatch", "tool:plugin"), "{edges:?}");
+    assert!(has("dispatch", "mcp:dispatch", "tool:echo"), "{edges:?}");
+    assert!(
+        !edges
+            .iter()
+            .any(|(_, f, t)| f == "tool:slow" || t == "tool:slow"),
+        "{edges:?}"
+    );
+    // The source the graph was read from did not change: its call edges stay.
+    assert!(has("call", "fn:host::slow", "fn:host::sleep"), "{edges:?}");
     rt.stop(LIMIT).await.unwrap();
 }
