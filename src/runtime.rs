@@ -377,7 +377,9 @@ impl ApplicationRef {
             .await
             .map_err(|_| ApplicationError::CatalogUnavailable)?;
         match answer {
-            ractor::rpc::CallResult::Success(r) => r.map_err(ApplicationError::Change),
+            ractor::rpc::CallResult::Success(r) => {
+                r.map_err(|e| ApplicationError::Change(Box::new(e)))
+            }
             _ => Err(ApplicationError::CatalogUnavailable),
         }
     }

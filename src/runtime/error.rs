@@ -40,8 +40,9 @@ pub enum ApplicationError {
     },
     /// The Root supervisor did not stop in time, or had already stopped.
     Stop(StopError),
-    /// A catalog change was refused (the catalog is unchanged).
-    Change(crate::ConfigError),
+    /// A catalog change was refused (the catalog is unchanged). Boxed: a [`crate::ConfigError`]
+    /// is large and every other variant is small.
+    Change(Box<crate::ConfigError>),
     /// The catalog actor did not take a change: it is restarting, or stopped before it read
     /// the change. Nothing was applied; the change may be sent again.
     CatalogUnavailable,
@@ -111,7 +112,7 @@ impl std::error::Error for ApplicationError {
             ApplicationError::InvalidOption { .. }
             | ApplicationError::UnknownTransport { .. }
             | ApplicationError::CatalogUnavailable => None,
-            ApplicationError::Change(e) => Some(e),
+            ApplicationError::Change(e) => Some(&**e),
             #[cfg(feature = "connectome")]
             ApplicationError::NoReporter | ApplicationError::ReporterUnavailable => None,
             #[cfg(feature = "connectome")]

@@ -96,13 +96,10 @@ async fn a_crashed_catalog_actor_restarts_what_follows_it() {
         .change(CatalogChange::new().remove_tool("first"))
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            refused,
-            ApplicationError::Change(ConfigError::NotInCatalog { .. })
-        ),
-        "{refused}"
-    );
+    let ApplicationError::Change(why) = &refused else {
+        panic!("{refused}")
+    };
+    assert!(matches!(**why, ConfigError::NotInCatalog { .. }), "{why}");
     let old = rt.dispatcher().unwrap();
     old.stop(Some("injected crash".into()));
     host::exited(&old.get_cell()).await;
