@@ -15,6 +15,7 @@ mod cancel_stdio;
 mod cancel_subprocess;
 mod catalog_http;
 mod catalog_live;
+mod catalog_live_subprocess;
 mod catalog_metadata;
 mod catalog_metadata_refusals;
 mod catalog_pagination;
