@@ -8,7 +8,7 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum ConfigError {
-    /// Two tools share a name.
+    /// Two tools share a name, or a change adds a tool the catalog already has.
     DuplicateTool {
         /// The repeated name.
         name: String,
@@ -45,7 +45,8 @@ pub enum ConfigError {
         /// What is wrong with the annotation.
         fault: HeaderFault,
     },
-    /// Two resources or templates share a uri (or uri template).
+    /// Two resources or templates share a uri (or uri template), or a change adds one the
+    /// catalog already has.
     DuplicateResource {
         /// The repeated uri.
         uri: String,
@@ -57,7 +58,7 @@ pub enum ConfigError {
         /// What is wrong with it.
         source: TemplateError,
     },
-    /// Two prompts share a name.
+    /// Two prompts share a name, or a change adds a prompt the catalog already has.
     DuplicatePrompt {
         /// The repeated name.
         name: String,
@@ -160,7 +161,7 @@ pub enum ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConfigError::DuplicateTool { name } => write!(f, "tool `{name}` is declared twice"),
+            ConfigError::DuplicateTool { name } => write!(f, "the catalog already has a tool `{name}`"),
             ConfigError::ToolName { name } => {
                 write!(f, "tool name `{name}` is not 1 to 128 of A-Z a-z 0-9 _ - .")
             }
@@ -178,7 +179,7 @@ impl fmt::Display for ConfigError {
             }
             ConfigError::McpHeader { tool, fault } => write!(f, "tool `{tool}`: {fault}"),
             ConfigError::DuplicateResource { uri } => {
-                write!(f, "resource `{uri}` is declared twice")
+                write!(f, "the catalog already has a resource or template `{uri}`")
             }
             ConfigError::Template {
                 uri_template,
@@ -186,7 +187,7 @@ impl fmt::Display for ConfigError {
             } => {
                 write!(f, "resource template `{uri_template}`: {source}")
             }
-            ConfigError::DuplicatePrompt { name } => write!(f, "prompt `{name}` is declared twice"),
+            ConfigError::DuplicatePrompt { name } => write!(f, "the catalog already has a prompt `{name}`"),
             ConfigError::DuplicatePromptArgument { prompt, argument } => {
                 write!(f, "prompt `{prompt}` declares argument `{argument}` twice")
             }
