@@ -12,9 +12,10 @@
 //!     └── …           the host's own transports
 //! ```
 //!
-//! Request paths read the catalog (immutable, shared) and find the pool without a message
-//! round trip, and an HTTP accept sends no message either; only a host actor's
-//! [`ApplicationMsg::Dispatch`] goes through the catalog actor. Each actor is there for what its
+//! Request paths read the catalog (the current snapshot of the server's shared cell) and find
+//! the pool without a message round trip, and an HTTP accept sends no message either; only a
+//! host actor's [`ApplicationMsg::Dispatch`] and a catalog change
+//! ([`ApplicationRef::change`]) go through the catalog actor. Each actor is there for what its
 //! restart restores (`ARCHITECTURE.md`, "What a restart restores").
 //!
 //! **Overload, deadline, panic.** When the pool's queue is full a call is answered at once
@@ -258,7 +259,7 @@ impl Application {
 }
 
 struct Shared {
-    /// The validated catalog: immutable, read by every request path without a round trip.
+    /// The validated, live catalog: read by every request path without a round trip.
     server: Server,
     pool: Pool,
     dispatcher: DispatcherSlot,

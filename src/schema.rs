@@ -32,7 +32,7 @@
 //! # JSON Schema 2020-12 (the general path)
 //!
 //! A schema using any other 2020-12 keyword is checked against the 2020-12 meta-schema (by the
-//! `jsonschema` crate, at startup only), compiled once at [`Schema::compile`] into a graph of
+//! `jsonschema` crate, when the schema enters the catalog), compiled once at [`Schema::compile`] into a graph of
 //! nodes, and enforced on every call by this crate's own evaluator, in work linear in the
 //! instance (below). The keywords it may use are those of
 //! the 2020-12 vocabularies core (`$schema` `$id` `$ref` `$anchor` `$dynamicRef`
