@@ -16,6 +16,7 @@
 mod change;
 mod completion;
 pub(crate) mod cursor;
+mod header;
 pub(crate) mod icon;
 pub(crate) mod meta;
 mod prompt;

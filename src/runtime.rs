@@ -82,6 +82,7 @@ pub use message::{
 pub use pool::PoolStats;
 pub use stdio::{StdioConnector, StdioIo};
 
+use crate::catalog::CatalogChange;
 #[cfg(feature = "connectome")]
 use crate::connectome::canonical::Sealed;
 #[cfg(feature = "connectome")]
@@ -353,11 +354,9 @@ impl ApplicationRef {
         }
     }
 
-    /// Changes the catalog the runtime serves, through the catalog actor (in its mailbox order,
-    /// after the `Dispatch`es before it): validated whole as at startup, applied whole or not
-    /// at all, published to every transport before this returns. The answer is the catalog's
-    /// generation after the change ([`Server::generation`]). A restart of the catalog actor
-    /// keeps every change it answered.
+    /// [`Server::change`] through the catalog actor, in its mailbox order: applied whole or not
+    /// at all and published to every transport before this returns; the answer is the new
+    /// [`Server::generation`]. A restart of the catalog actor keeps every change it answered.
     ///
     /// # Errors
     /// [`ApplicationError::Change`] with the [`crate::ConfigError`] of the step refused (the
@@ -366,28 +365,20 @@ impl ApplicationRef {
     ///
     /// # Cancel safety
     /// A change the actor has read is applied whether or not this future is still awaited.
-    pub async fn change(
-        &self,
-        change: crate::catalog::CatalogChange,
-    ) -> Result<u64, ApplicationError> {
-        let actor = self
-            .dispatcher()
-            .ok_or(ApplicationError::CatalogUnavailable)?;
-        let answer = actor
-            .call(|reply| ApplicationMsg::Change { change, reply }, None)
-            .await
-            .map_err(|_| ApplicationError::CatalogUnavailable)?;
-        match answer {
-            ractor::rpc::CallResult::Success(r) => {
-                r.map_err(|e| ApplicationError::Change(Box::new(e)))
+    pub async fn change(&self, change: CatalogChange) -> Result<u64, ApplicationError> {
+        let unavailable = ApplicationError::CatalogUnavailable;
+        let actor = self.dispatcher().ok_or(unavailable)?;
+        let call = actor.call(|reply| ApplicationMsg::Change { change, reply }, None);
+        match call.await {
+            Ok(ractor::rpc::CallResult::Success(r)) => {
+                r.map_err(|e| ApplicationError::Change(e.into()))
             }
             _ => Err(ApplicationError::CatalogUnavailable),
         }
     }
 
-    /// The server the runtime serves (an `Arc` clone of its live catalog and configuration),
-    /// read without asking the catalog actor. It follows every change: the catalog is the one
-    /// cell every clone shares.
+    /// The server the runtime serves, read without asking the catalog actor: a clone sharing
+    /// its live catalog, which follows every change.
     pub fn server(&self) -> Server {
         self.shared.server.clone()
     }

@@ -64,6 +64,7 @@ impl fmt::Debug for Server {
 
 /// The snapshot one request routes on, loaded once: every check a transport makes before
 /// routing (the HTTP header rules) and the routing itself see the same catalog.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) struct Snapshot(arc_swap::Guard<Arc<Inner>>);
 
 impl Server {
@@ -186,6 +187,7 @@ impl Server {
     }
 
     /// The snapshot the next request would route on.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn snapshot(&self) -> Snapshot {
         Snapshot(self.live.current.load())
     }
