@@ -30,7 +30,8 @@ pub enum Item<'a> {
 ///
 /// The hook runs on the request path, once per item a list pages over and once per lookup:
 /// keep it a lookup, not IO. It must answer the same for the same caller and item, or a
-/// paging client may see an item appear or vanish between pages.
+/// paging client may see an item appear or vanish between pages. A hook that panics hides the
+/// item it was asked about (the panic is logged); nothing else is affected.
 ///
 /// ```
 /// use beam_mcp::catalog::{Item, ToolSpec};

@@ -131,8 +131,18 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: E
 }
 
 /// Whether the caller whose request carries `caller` sees `item`: always, without a view.
+///
+/// A view that panics hides the item (it fails closed), and the panic is logged: the request
+/// is answered as for an item that does not exist, and the connection serves on.
 pub(super) fn shows(inner: &Inner, item: Item<'_>, caller: &Extensions) -> bool {
-    inner.view.as_ref().is_none_or(|v| v.shows(item, caller))
+    let Some(view) = &inner.view else {
+        return true;
+    };
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| view.shows(item, caller)))
+        .unwrap_or_else(|_| {
+            tracing::error!("the catalog view panicked; the item is hidden from this caller");
+            false
+        })
 }
 
 /// The tool `name`, when it exists and the caller sees it: one lookup either way, so a hidden

@@ -291,3 +291,39 @@ fn server_items(t: &str) -> CatalogChange {
         ))
         .add_prompt(PromptSpec::new(format!("{t}.greet")).with_argument(PromptArgument::new("who")))
 }
+
+#[tokio::test]
+async fn a_view_that_panics_hides_the_item_and_the_connection_serves_on() {
+    let catalog = Catalog::new()
+        .tool(ToolSpec::new("fine", "Shown."))
+        .tool(ToolSpec::new("cursed", "The view panics on it."));
+    let server = Server::new(
+        ServerConfig::new(catalog)
+            .dispatch(
+                |call: ToolCall| async move { Ok(ToolOutput::text(format!("ran {}", call.tool))) },
+            )
+            .view(|item: Item<'_>, _caller: &Extensions| match item {
+                Item::Tool(t) if t.name() == "cursed" => panic!("a host bug in the view"),
+                _ => true,
+            }),
+    )
+    .unwrap();
+    let addr = spawn(service(server.clone())).await;
+    for proto in BOTH {
+        let c = Client::new(proto, addr);
+        assert_eq!(
+            listed(&c, "alice", "tools/list", "tools", "name").await,
+            ["fine"]
+        );
+        let call = rpc("tools/call", json!({"name": "cursed", "arguments": {}}));
+        let hidden = post(&c, "alice", &call, &[]).await;
+        assert_eq!(hidden.status.as_u16(), 200, "{proto:?}");
+        assert_eq!(hidden.json()["error"]["message"], "Unknown tool: cursed");
+        let call = rpc("tools/call", json!({"name": "fine", "arguments": {}}));
+        let v = post(&c, "alice", &call, &[]).await.json();
+        assert_eq!(
+            v["result"]["content"][0]["text"], "ran fine",
+            "{proto:?}: {v}"
+        );
+    }
+}
