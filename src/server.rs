@@ -216,7 +216,7 @@ impl Server {
     /// as [`crate::CallContext::extensions`].
     pub fn handle_with(&self, frame: &[u8], carrier: Carrier, extensions: Extensions) -> Step {
         match decode(frame) {
-            Ok(message) => route::route(
+            Ok(message) => routed(
                 &self.live.current.load(),
                 message,
                 negotiate::Era::of(carrier),
@@ -275,7 +275,7 @@ impl Server {
             params: Some(params),
             top_level_meta: false,
         };
-        match route::route(
+        match routed(
             &self.live.current.load(),
             message,
             negotiate::Era::of(Carrier::Host),
@@ -309,6 +309,32 @@ impl Server {
     }
 }
 
+/// Routes one message. The host's [`CatalogView`](crate::catalog::CatalogView) is the only host
+/// code routing runs (the rest runs in [`Pending`], guarded there): a view that panics is the
+/// host's bug, answered -32603 with nothing said (HTTP 500), never an unwind into the transport,
+/// which would end the connection with the request unanswered.
+fn routed(
+    inner: &Arc<Inner>,
+    m: crate::protocol::Incoming<'_>,
+    era: negotiate::Era,
+    extensions: Extensions,
+) -> Step {
+    if inner.view.is_none() {
+        return route::route(inner, m, era, extensions);
+    }
+    let id = m.id.clone();
+    let routed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        route::route(inner, m, era, extensions)
+    }));
+    routed.unwrap_or_else(|_| {
+        tracing::error!("the catalog view panicked: the request is answered as an internal error");
+        match id {
+            Some(id) => Step::Reply(Reply::error(Some(&id), RpcError::internal())),
+            None => Step::Silent,
+        }
+    })
+}
+
 impl Snapshot {
     /// Routes one decoded message in the era its transport found (the HTTP header rules).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
@@ -318,7 +344,7 @@ impl Snapshot {
         era: negotiate::Era,
         extensions: Extensions,
     ) -> Step {
-        route::route(&self.0, message, era, extensions)
+        routed(&self.0, message, era, extensions)
     }
 
     /// The revision a decoded request is served at, or the -32602/-32022 its `_meta` earns

@@ -30,7 +30,9 @@ pub enum Item<'a> {
 ///
 /// The hook runs on the request path, once per item a list pages over and once per lookup:
 /// keep it a lookup, not IO. It must answer the same for the same caller and item, or a
-/// paging client may see an item appear or vanish between pages.
+/// paging client may see an item appear or vanish between pages. A hook that panics is the
+/// host's bug: the request is answered -32603 with nothing said (HTTP 500, as a panicking
+/// `authorize` hook is), and the connection serves on.
 ///
 /// ```
 /// use beam_mcp::catalog::{Item, ToolSpec};

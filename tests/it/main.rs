@@ -20,6 +20,7 @@ mod catalog_metadata;
 mod catalog_metadata_refusals;
 mod catalog_pagination;
 mod catalog_startup;
+mod catalog_view_panics;
 mod catalog_views;
 mod census_boundary;
 mod cluster_cursor_key;

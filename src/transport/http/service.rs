@@ -282,8 +282,21 @@ impl HttpService {
         };
         head.require_eq(Read::McpMethod, Encoding::Plain, Some(&m.method), presence)
             .map_err(|e| with_id(mismatch(&e)))?;
-        mcp_headers::check_names(&server, head, &m, presence, &extensions)
-            .map_err(|e| with_id(mismatch(&e)))?;
+        // The `Mcp-Param-*` checks ask the host's view whether the caller sees the tool: a view
+        // that panics is answered 500 with nothing said, as routing answers it.
+        let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            mcp_headers::check_names(&server, head, &m, presence, &extensions)
+        }));
+        match checked {
+            Ok(checked) => checked.map_err(|e| with_id(mismatch(&e)))?,
+            Err(_) => {
+                tracing::error!("the catalog view panicked: the request is answered 500");
+                return Err(with_id(Rejection::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    RpcError::internal(),
+                )));
+            }
+        }
         if m.is_notification() {
             // Every MCP notification is `notifications/…`. Anything else without an id is a
             // request that lost it: nothing would run and nothing would say so, so it is
