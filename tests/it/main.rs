@@ -19,6 +19,7 @@ mod catalog_live_subprocess;
 mod catalog_metadata;
 mod catalog_metadata_refusals;
 mod catalog_pagination;
+mod catalog_review;
 mod catalog_startup;
 mod catalog_view_panics;
 mod catalog_views;
