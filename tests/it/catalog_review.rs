@@ -996,3 +996,47 @@ async fn a_change_landing_between_the_header_checks_and_the_routing_is_not_seen(
     let r = send(body).await;
     assert_eq!(r.status.as_u16(), 400, "{}", r.json());
 }
+
+/// What a read returns under a view depends on who asked (whether the uri is readable at all):
+/// like a list, it is cached `private` whatever `cache_hint` says of its scope (its `ttlMs`
+/// kept), or a shared cache holding it public would hand one caller's resource to another.
+#[tokio::test]
+async fn a_read_under_a_view_is_cached_private() {
+    use beam_mcp::protocol::{CacheHint, Cacheable};
+    let catalog = with_host(
+        Catalog::new()
+            .resource(ResourceSpec::new("alice://notes", "notes"))
+            .resource(ResourceTemplateSpec::new("alice://doc/{id}", "doc")),
+    );
+    let config = |view: bool| {
+        let c = ServerConfig::new(catalog.clone()).cache_hint(
+            Cacheable::Resources,
+            CacheHint::public(Duration::from_secs(60)),
+        );
+        if view {
+            c.view(|item: Item<'_>, caller: &Extensions| {
+                caller
+                    .get::<Tenant>()
+                    .is_some_and(|t| item_name(&item).starts_with(&t.0))
+            })
+        } else {
+            c
+        }
+    };
+    let alice = Extensions::new().with(Tenant("alice".into()));
+    for (view, scope) in [(true, "private"), (false, "public")] {
+        let server = Server::new(config(view)).unwrap();
+        for uri in ["alice://notes", "alice://doc/1"] {
+            let frame = serde_json::to_vec(&rpc("resources/read", json!({ "uri": uri }))).unwrap();
+            let Answer::Reply(r) = server
+                .answer_with(&frame, Carrier::Stdio, alice.clone())
+                .await
+            else {
+                panic!("unanswered")
+            };
+            let v: Value = serde_json::from_slice(r.bytes()).unwrap();
+            assert_eq!(v["result"]["cacheScope"], scope, "view {view}: {v}");
+            assert_eq!(v["result"]["ttlMs"], 60_000, "view {view}: {v}");
+        }
+    }
+}
