@@ -416,7 +416,10 @@ fn tenants_server() -> Server {
 
 /// Params of each lookup alice makes of bob's items, with the `Mcp-Param-*` headers a
 /// well-behaved 2026-07-28 client adds.
-fn lookups(bob_cursor: &str) -> Vec<(&'static str, Value, Vec<(&'static str, &'static str)>)> {
+/// A method, its params, and the extra headers sent with it.
+type Lookup = (&'static str, Value, Vec<(&'static str, &'static str)>);
+
+fn lookups(bob_cursor: &str) -> Vec<Lookup> {
     vec![
         (
             "tools/call",
@@ -829,8 +832,7 @@ async fn a_change_refuses_exactly_what_startup_refuses() {
     }
     // Without a dispatch function, a tool with no handler; without a reader or a renderer, a
     // resource or a prompt.
-    let bare = |c: Catalog| Server::new(ServerConfig::new(c));
-    let s = bare(Catalog::new()).unwrap();
+    let s = Server::new(ServerConfig::new(Catalog::new())).unwrap();
     for (startup, change) in [
         (
             Catalog::new().tool(ToolSpec::new("t", "x")),
@@ -849,7 +851,7 @@ async fn a_change_refuses_exactly_what_startup_refuses() {
             CatalogChange::new().add_prompt(PromptSpec::new("p")),
         ),
     ] {
-        let at_startup = bare(startup).unwrap_err();
+        let at_startup = Server::new(ServerConfig::new(startup)).unwrap_err();
         assert_eq!(at_startup, s.change(change).unwrap_err());
         assert_eq!(s.generation(), 0);
     }
@@ -1039,4 +1041,50 @@ async fn a_read_under_a_view_is_cached_private() {
             assert_eq!(v["result"]["ttlMs"], 60_000, "view {view}: {v}");
         }
     }
+}
+
+/// Under the runtime's pool: a call whose host code is running when its tool is replaced (by a
+/// version with a handler of its own) and another tool removed finishes on the catalog it was
+/// routed on (the dispatch function it was routed to); the next call runs the replacement.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn under_the_pool_a_running_call_finishes_on_its_catalog() {
+    use crate::support::runtime_host as host;
+    let (config, mut gate) = host::gated_config();
+    let rt = Application::start(
+        Server::new(config).unwrap(),
+        ApplicationConfig::new().workers(1).deadline(SAFETY),
+    )
+    .await
+    .unwrap();
+    let frame = host::call_frame(1, "gate", json!({"tag": "a"}));
+    let rt2 = rt.clone();
+    let running = tokio::spawn(async move { rt2.answer(&frame, Carrier::Stdio).await });
+    let started = gate.started().await;
+    let replacement = ToolSpec::new("gate", "v2")
+        .with_handler(|| async { Ok::<_, beam_mcp::ToolError>(ToolOutput::text("v2")) });
+    rt.change(
+        CatalogChange::new()
+            .replace_tool(replacement)
+            .remove_tool("echo"),
+    )
+    .await
+    .unwrap();
+    started.release();
+    let Answer::Reply(r) = tokio::time::timeout(SAFETY, running)
+        .await
+        .unwrap()
+        .unwrap()
+    else {
+        panic!("unanswered")
+    };
+    let v: Value = serde_json::from_slice(r.bytes()).unwrap();
+    assert_eq!(v["result"]["content"][0]["text"], "released a", "{v}");
+    let next = rt.dispatch("gate", json!({})).await.unwrap();
+    assert_eq!(next.texts(), ["v2"]);
+    assert!(rt
+        .dispatch("echo", json!({"text": "x"}))
+        .await
+        .unwrap_err()
+        .is_unknown_tool());
+    rt.stop(SAFETY).await.unwrap();
 }
