@@ -306,7 +306,10 @@ impl std::fmt::Debug for ApplicationRef {
 
 impl ApplicationRef {
     /// Calls `tool` with `arguments`: validated as a `tools/call` (same schema, same
-    /// normaliser), run in the dispatch pool, answered as plain data.
+    /// normaliser), run in the dispatch pool, answered as plain data. Under a
+    /// [`ServerConfig::view`](crate::ServerConfig::view) the call is a caller with no
+    /// extensions: a tool the view hides from such a caller is an unknown tool
+    /// ([`ApplicationRef::dispatch_with`] names the caller).
     ///
     /// # Errors
     /// A [`DispatchError`] when the call is refused: unknown tool, invalid arguments, an
@@ -317,7 +320,9 @@ impl ApplicationRef {
     }
 
     /// [`ApplicationRef::dispatch`] carrying `extensions` (the principal the host acts for,
-    /// say): the tool reads them as [`crate::CallContext::extensions`].
+    /// say): the tool reads them as [`crate::CallContext::extensions`], and a
+    /// [`ServerConfig::view`](crate::ServerConfig::view) decides with them, as for a request
+    /// off a wire, whether the tool exists for this caller.
     ///
     /// # Errors
     /// As [`ApplicationRef::dispatch`].
@@ -460,8 +465,11 @@ impl ApplicationRef {
             .map_or(DigestAlgorithm::default(), |(_, a)| *a);
         match (kind, reporter) {
             (ExportKind::Effective, Some((declared, _))) => {
-                let names = self.shared.server.tool_names();
-                let declared = declared.following(names.iter().map(String::as_str));
+                let tools = crate::connectome::reporter::tools_served(
+                    &self.shared.server,
+                    &collector.snapshot(),
+                );
+                let declared = declared.following(tools.iter().map(String::as_str));
                 federated_effective_export(declared.graph(), &federation, algorithm)
             }
             _ => federated_observed_export(&federation, algorithm),

@@ -24,9 +24,12 @@ pub enum Item<'a> {
 /// The crate enforces the answer and decides nothing: a hidden item is left out of every list
 /// and answered by `tools/call`, `resources/read`, `prompts/get` and `completion/complete`
 /// exactly as an item that does not exist (same code, same message, same data, found by the
-/// same lookup), so a caller cannot probe for it. A resource read is allowed when the uri is a
-/// resource the caller sees or matches a template the caller sees. Every list served under a
-/// view is cached `private`: what it holds depends on who asked.
+/// same lookup), so a caller cannot probe for it. Which kinds of item exist is not hidden: the
+/// capabilities, and whether a method is served at all, follow the whole catalog. A host
+/// dispatch (`ApplicationRef::dispatch_with`) is a caller too, named by its extensions. A
+/// resource read is allowed when the uri is a resource the caller sees or matches a template
+/// the caller sees. Every list and every read served under a view is cached `private`: what
+/// it holds depends on who asked.
 ///
 /// The hook runs on the request path, once per item a list pages over and once per lookup:
 /// keep it a lookup, not IO. It must answer the same for the same caller and item, or a

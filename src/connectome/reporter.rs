@@ -7,7 +7,9 @@ use super::declared::Declared;
 use super::diff::Diff;
 use super::effective::effective_export;
 use super::export::{declared_export, diff_export, observed_export, ExportKind};
+use super::model::{EdgeKind, Graph};
 use super::observed::Collector;
+use std::collections::BTreeSet;
 
 /// What a [`Reporter`] starts with.
 #[derive(Debug, Clone)]
@@ -20,8 +22,24 @@ pub struct ReporterArgs {
     /// The digest algorithm every export names.
     pub algorithm: DigestAlgorithm,
     /// The live catalog whose tools the declared graph follows at each export
-    /// ([`Declared::following`]); `None` exports the declared graph as built.
+    /// ([`Declared::following`]: the catalog's tools now, and every tool the collector saw
+    /// called); `None` exports the declared graph as built.
     pub catalog: Option<crate::Server>,
+}
+
+/// The tools a declared graph follows: those the catalog holds now, and those the collector
+/// saw called (each was in the catalog when it ran). A removed tool's past calls stay declared
+/// for as long as the observed graph holds them, so they never read as drift; the collector's
+/// bound bounds them.
+pub(crate) fn tools_served(catalog: &crate::Server, observed: &Graph) -> BTreeSet<String> {
+    let mut tools: BTreeSet<String> = catalog.tool_names().into_iter().collect();
+    tools.extend(
+        observed
+            .edges()
+            .filter(|(k, _)| k.kind == EdgeKind::Dispatch)
+            .filter_map(|(k, _)| k.to.strip_prefix("tool:").map(str::to_owned)),
+    );
+    tools
 }
 
 /// Messages to a [`Reporter`].
@@ -110,9 +128,8 @@ impl Actor for Reporter {
                 let following;
                 let declared = match &state.catalog {
                     Some(server) => {
-                        following = state
-                            .declared
-                            .following(server.tool_names().iter().map(String::as_str));
+                        let tools = tools_served(server, &state.collector.snapshot());
+                        following = state.declared.following(tools.iter().map(String::as_str));
                         &following
                     }
                     None => &state.declared,
