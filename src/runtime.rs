@@ -320,9 +320,8 @@ impl ApplicationRef {
     }
 
     /// [`ApplicationRef::dispatch`] carrying `extensions` (the principal the host acts for,
-    /// say): the tool reads them as [`crate::CallContext::extensions`], and a
-    /// [`ServerConfig::view`](crate::ServerConfig::view) decides with them, as for a request
-    /// off a wire, whether the tool exists for this caller.
+    /// say): the tool reads them as [`crate::CallContext::extensions`], and a view decides with
+    /// them, as for a request off a wire, whether the tool exists for this caller.
     ///
     /// # Errors
     /// As [`ApplicationRef::dispatch`].
@@ -450,6 +449,7 @@ impl ApplicationRef {
         use crate::connectome::canonical::DigestAlgorithm;
         use crate::connectome::effective::federated_effective_export;
         use crate::connectome::federation::federated_observed_export;
+        use crate::connectome::reporter::tools_served;
         let (reporter, collector) = &self.shared.federation_inputs;
         if matches!(kind, ExportKind::Declared | ExportKind::Diff) {
             return Err(ApplicationError::NotFederated {
@@ -465,11 +465,8 @@ impl ApplicationRef {
             .map_or(DigestAlgorithm::default(), |(_, a)| *a);
         match (kind, reporter) {
             (ExportKind::Effective, Some((declared, _))) => {
-                let tools = crate::connectome::reporter::tools_served(
-                    &self.shared.server,
-                    &collector.snapshot(),
-                );
-                let declared = declared.following(tools.iter().map(String::as_str));
+                let served = tools_served(&self.shared.server, &collector.snapshot());
+                let declared = declared.following(served.iter().map(String::as_str));
                 federated_effective_export(declared.graph(), &federation, algorithm)
             }
             _ => federated_observed_export(&federation, algorithm),

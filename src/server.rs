@@ -15,6 +15,7 @@ mod refusals;
 mod reply;
 mod route;
 mod step;
+mod visible;
 
 pub use config::{ServerConfig, DEFAULT_PAGE_SIZE};
 #[cfg_attr(not(feature = "http"), allow(unused_imports))]
@@ -351,7 +352,7 @@ impl Snapshot {
         name: &str,
         caller: &Extensions,
     ) -> Option<&[(String, Arc<str>)]> {
-        route::visible_tool(&self.0, name, caller).map(|t| t.headers.as_slice())
+        visible::visible_tool(&self.0, name, caller).map(|t| t.headers.as_slice())
     }
 
     /// Whether a tool's `x-mcp-header` annotations are faulty (served under

@@ -10,8 +10,8 @@
 use super::inner::Inner;
 use super::pending::{Pending, Work};
 use super::reply::Reply;
-use super::route::{visible_prompt, visible_template};
 use super::step::Step;
+use super::visible::{visible_prompt, visible_template};
 use crate::catalog::{CompletionRef, CompletionRequest};
 use crate::dispatch::CallContext;
 use crate::protocol::{RequestId, RpcError};
