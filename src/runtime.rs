@@ -429,8 +429,9 @@ impl ApplicationRef {
     /// Builds a federated export (features `cluster` and `connectome`): this runtime's
     /// observed graph, contributed as `node`, merged with the observed graph of every remote
     /// observed peer that answers within `timeout` (`docs/cluster.md`). `Observed` gives the
-    /// `federated_observed` export; `Effective` the effective export weighted by the federation.
-    /// Built in the caller's task: the reporter actor is not held while peers answer.
+    /// `federated_observed` export; `Effective` the effective export weighted by the federation,
+    /// against the declared graph as built (the nodes may serve different catalogs: this one's
+    /// live catalog is not the federation's). Built in the caller's task.
     ///
     /// # Errors
     /// [`ApplicationError::NotFederated`] for `Declared` and `Diff`; [`ApplicationError::NoReporter`]
@@ -449,7 +450,6 @@ impl ApplicationRef {
         use crate::connectome::canonical::DigestAlgorithm;
         use crate::connectome::effective::federated_effective_export;
         use crate::connectome::federation::federated_observed_export;
-        use crate::connectome::reporter::tools_served;
         let (reporter, collector) = &self.shared.federation_inputs;
         if matches!(kind, ExportKind::Declared | ExportKind::Diff) {
             return Err(ApplicationError::NotFederated {
@@ -465,8 +465,6 @@ impl ApplicationRef {
             .map_or(DigestAlgorithm::default(), |(_, a)| *a);
         match (kind, reporter) {
             (ExportKind::Effective, Some((declared, _))) => {
-                let served = tools_served(&self.shared.server, &collector.snapshot());
-                let declared = declared.following(served.iter().map(String::as_str));
                 federated_effective_export(declared.graph(), &federation, algorithm)
             }
             _ => federated_observed_export(&federation, algorithm),
