@@ -10,7 +10,7 @@
 //! Each test prints how long the host took to hear of the cancellation (close or notification
 //! sent → its stderr line): a figure for the closing note, not an assertion.
 
-use crate::support::child::{self, example_path};
+use crate::support::child::{self, example_path, lines};
 use crate::support::http::{mcp_headers, rpc};
 use bytes::Bytes;
 use http::Request;
@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
@@ -43,21 +43,6 @@ struct Host {
     /// in any order).
     aside: Vec<String>,
     metrics: SocketAddr,
-}
-
-fn lines<R: tokio::io::AsyncRead + Unpin + Send + 'static>(
-    r: R,
-) -> mpsc::UnboundedReceiver<String> {
-    let (tx, rx) = mpsc::unbounded_channel();
-    tokio::spawn(async move {
-        let mut lines = BufReader::new(r).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
 }
 
 impl Host {

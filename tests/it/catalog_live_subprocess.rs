@@ -18,7 +18,7 @@
 //! (its supervisor's answer after the restart), never on a clock. Reads are bounded by
 //! [`WAIT`].
 
-use crate::support::child::{example_path, WAIT};
+use crate::support::child::{example_path, lines, WAIT};
 use crate::support::http::{rpc, Client, Proto};
 use beam_mcp::{ConfigError, ConfigItem};
 use serde_json::{json, Value};
@@ -26,7 +26,7 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::ops::Bound;
 use std::process::Stdio;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
@@ -46,21 +46,6 @@ struct Host {
     /// The HTTP transport's address (`None` over stdio).
     http: Option<SocketAddr>,
     next_id: u64,
-}
-
-fn lines<R: tokio::io::AsyncRead + Unpin + Send + 'static>(
-    r: R,
-) -> mpsc::UnboundedReceiver<String> {
-    let (tx, rx) = mpsc::unbounded_channel();
-    tokio::spawn(async move {
-        let mut lines = BufReader::new(r).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
 }
 
 async fn next(rx: &mut mpsc::UnboundedReceiver<String>, what: &str) -> String {

@@ -143,3 +143,20 @@ impl ChildClient {
             .unwrap()
     }
 }
+
+/// Each line `r` yields, sent down a channel by a task of its own until `r` ends or the
+/// receiver goes: a child's stdout or stderr read without blocking the test.
+pub(crate) fn lines<R: tokio::io::AsyncRead + Unpin + Send + 'static>(
+    r: R,
+) -> tokio::sync::mpsc::UnboundedReceiver<String> {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(r).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
