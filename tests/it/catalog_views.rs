@@ -5,23 +5,19 @@
 //! served under a view are cached `private` at the configured ttl.
 
 use crate::support::http as rig;
+use crate::support::tenant::{tenant_service, Tenant};
 
 use beam_mcp::catalog::{
     CatalogChange, Completion, CompletionRequest, Item, PromptArgument, PromptSpec, ReadError,
     RenderedPrompt, ResourceContents, ResourceSpec, ResourceTemplateSpec,
 };
 use beam_mcp::protocol::{CacheHint, Cacheable};
-use beam_mcp::transport::http::{AllowedOrigins, Forbidden, HttpService};
 use beam_mcp::{
     Arguments, Catalog, Extensions, Server, ServerConfig, ToolCall, ToolOutput, ToolSpec,
 };
 use rig::{rpc, spawn, Client, Resp, BOTH};
 use serde_json::{json, Value};
 use std::time::Duration;
-
-/// The tenant a bearer token stands for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Tenant(String);
 
 fn owner(name: &str) -> &str {
     name.split(['.', ':']).next().unwrap_or("")
@@ -77,28 +73,6 @@ fn server() -> Server {
     Server::new(config).unwrap()
 }
 
-fn service(server: Server) -> HttpService {
-    HttpService::new(
-        server,
-        |_| Ok(()),
-        AllowedOrigins::list(["http://localhost"]),
-    )
-    .path("/mcp")
-    .authorize_async(|head| {
-        let tenant = head
-            .headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(|t| Tenant(t.to_owned()));
-        async move {
-            tenant
-                .map(|t| Extensions::new().with(t))
-                .ok_or_else(|| Forbidden::new("no bearer"))
-        }
-    })
-}
-
 async fn post(c: &Client, tenant: &str, body: &Value, extra: &[(&str, &str)]) -> Resp {
     let extra: Vec<(String, String)> = extra
         .iter()
@@ -125,7 +99,7 @@ async fn listed(c: &Client, tenant: &str, method: &str, member: &str, key: &str)
 
 #[tokio::test]
 async fn each_principal_lists_and_calls_only_its_own() {
-    let addr = spawn(service(server())).await;
+    let addr = spawn(tenant_service(server())).await;
     for proto in BOTH {
         let c = Client::new(proto, addr);
         for t in ["alice", "bob"] {
@@ -176,7 +150,7 @@ async fn each_principal_lists_and_calls_only_its_own() {
 
 #[tokio::test]
 async fn a_list_under_a_view_is_cached_private_at_the_configured_ttl() {
-    let addr = spawn(service(server())).await;
+    let addr = spawn(tenant_service(server())).await;
     let c = Client::new(rig::Proto::H1, addr);
     let v = post(&c, "alice", &rpc("tools/list", json!({})), &[])
         .await
@@ -241,7 +215,7 @@ async fn answers(c: &Client) -> Vec<(u16, Value)> {
 #[tokio::test]
 async fn the_other_principals_item_is_answered_as_one_that_does_not_exist() {
     let server = server();
-    let addr = spawn(service(server.clone())).await;
+    let addr = spawn(tenant_service(server.clone())).await;
     for proto in BOTH {
         let c = Client::new(proto, addr);
         let hidden = answers(&c).await;
@@ -308,7 +282,7 @@ async fn a_view_that_panics_hides_the_item_and_the_connection_serves_on() {
             }),
     )
     .unwrap();
-    let addr = spawn(service(server.clone())).await;
+    let addr = spawn(tenant_service(server.clone())).await;
     for proto in BOTH {
         let c = Client::new(proto, addr);
         assert_eq!(

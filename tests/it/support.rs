@@ -13,3 +13,4 @@ pub(crate) mod runtime_host;
 pub(crate) mod source;
 pub(crate) mod spec;
 pub(crate) mod splitmix;
+pub(crate) mod tenant;
