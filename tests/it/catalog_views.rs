@@ -24,26 +24,8 @@ fn owner(name: &str) -> &str {
 }
 
 fn server() -> Server {
-    let mut catalog = Catalog::new();
-    for t in ["alice", "bob"] {
-        catalog = catalog
-            .tool(
-                ToolSpec::new(format!("{t}.report"), "A report.").with_input_schema(json!({
-                    "type": "object",
-                    "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}
-                })),
-            )
-            .tool(ToolSpec::new(format!("{t}.ping"), "Ping."))
-            .resource(ResourceSpec::new(format!("{t}://notes"), "notes"))
-            .resource(ResourceTemplateSpec::new(
-                format!("{t}://doc/{{id}}"),
-                "doc",
-            ))
-            .prompt(
-                PromptSpec::new(format!("{t}.greet")).with_argument(PromptArgument::new("who")),
-            );
-    }
-    let catalog = catalog
+    // Each tenant's items are added while serving, as `tenant_items` puts them back below.
+    let catalog = Catalog::new()
         .reader(|uri: String| async move {
             Ok::<_, ReadError>(vec![ResourceContents::text(
                 uri.clone(),
@@ -70,7 +52,11 @@ fn server() -> Server {
             };
             owner(name) == t
         });
-    Server::new(config).unwrap()
+    let server = Server::new(config).unwrap();
+    for t in ["alice", "bob"] {
+        server.change(tenant_items(t)).unwrap();
+    }
+    server
 }
 
 async fn post(c: &Client, tenant: &str, body: &Value, extra: &[(&str, &str)]) -> Resp {
@@ -243,13 +229,13 @@ async fn the_other_principals_item_is_answered_as_one_that_does_not_exist() {
             listed(&c, "bob", "tools/list", "tools", "name").await,
             Vec::<String>::new()
         );
-        let restore = server_items("bob");
+        let restore = tenant_items("bob");
         server.change(restore).unwrap();
         assert_eq!(server.generation(), generation + 2);
     }
 }
 
-fn server_items(t: &str) -> CatalogChange {
+fn tenant_items(t: &str) -> CatalogChange {
     CatalogChange::new()
         .add_tool(
             ToolSpec::new(format!("{t}.report"), "A report.").with_input_schema(json!({
