@@ -7,7 +7,7 @@ use crate::catalog::CatalogView;
 #[cfg(feature = "connectome")]
 use crate::connectome::observed::Collector;
 use crate::dispatch::Dispatch;
-use crate::protocol::{CacheHints, Envelope, ServerInfo};
+use crate::protocol::{CacheHint, CacheHints, Cacheable, Envelope, ServerInfo};
 use arc_swap::ArcSwap;
 use serde_json::{Map, Value};
 use std::sync::{Arc, Mutex};
@@ -45,4 +45,17 @@ pub(crate) struct Inner {
     pub(crate) cursors: CursorCodec,
     #[cfg(feature = "connectome")]
     pub(crate) collector: Option<Collector>,
+}
+
+impl Inner {
+    /// The cache hint of a result whose content the caller's view decides (a list, a read): as
+    /// configured, but `private` (its ttl kept) under a view, where what the result holds
+    /// depends on who asked and no shared cache may keep it.
+    pub(crate) fn viewed_cache_hint(&self, cacheable: Cacheable) -> CacheHint {
+        let hint = self.cache_hints.get(cacheable);
+        match self.view {
+            Some(_) => CacheHint::private(hint.ttl()),
+            None => hint,
+        }
+    }
 }

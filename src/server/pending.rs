@@ -10,7 +10,7 @@ use crate::metrics;
 use crate::model::result::{CallToolResult, CompleteResult, ReadResourceResult};
 use crate::model::Content;
 use crate::protocol::outcome::{Outcome, Unserved};
-use crate::protocol::{CacheHint, Cacheable, RequestId, Revision, RpcError};
+use crate::protocol::{Cacheable, RequestId, Revision, RpcError};
 use crate::schema::{Arguments, Budget, Schema};
 use serde_json::{json, Value};
 use std::fmt;
@@ -199,12 +199,7 @@ impl Pending {
                 let host = HostOutcome::of(&got);
                 let reply = match got {
                     Ok(Ok(contents)) => {
-                        let mut hint = inner.cache_hints.get(Cacheable::Resources);
-                        // Under a view, whether the uri could be read depends on who asked:
-                        // no shared cache may keep it, as no shared cache may keep a list.
-                        if inner.view.is_some() {
-                            hint = CacheHint::private(hint.ttl());
-                        }
+                        let hint = inner.viewed_cache_hint(Cacheable::Resources);
                         let result = ReadResourceResult {
                             contents: &contents,
                             cache: revision.is_modern().then(|| hint.members()),

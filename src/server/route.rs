@@ -19,8 +19,7 @@ use crate::model::result::{
 };
 use crate::protocol::outcome::Kind;
 use crate::protocol::{
-    codes, CacheHint, Cacheable, Incoming, Member, Meta, Params, RequestId, Revision, RpcError,
-    Text,
+    codes, Cacheable, Incoming, Member, Meta, Params, RequestId, Revision, RpcError, Text,
 };
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
@@ -186,15 +185,11 @@ impl Listing<'_> {
             .map(|(_, item)| item)
             .filter(|item| shows(inner, item.item(), extensions));
         let (entries, next) = page(rest, T::key, |item| item.wire(revision), inner.page_size);
-        let mut cache = inner.cache_hints.get(match kind {
+        let cache = inner.viewed_cache_hint(match kind {
             ListKind::Tools => Cacheable::Tools,
             ListKind::Resources | ListKind::ResourceTemplates => Cacheable::Resources,
             ListKind::Prompts => Cacheable::Prompts,
         });
-        // What a list holds under a view depends on who asked: no shared cache may keep it.
-        if inner.view.is_some() {
-            cache = CacheHint::private(cache.ttl());
-        }
         let body = ListResult {
             page: T::page(entries),
             next_cursor: next.map(|last| inner.cursors.encode(kind, last)),
