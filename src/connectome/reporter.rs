@@ -68,14 +68,22 @@ pub fn build_export(
 ) -> Result<Sealed, CanonicalError> {
     match kind {
         ExportKind::Declared => declared_export(declared, algorithm),
-        ExportKind::Observed => observed_export(&collector.snapshot(), algorithm),
-        ExportKind::Diff => diff_export(
-            &Diff::run(declared.graph(), &collector.snapshot()),
-            algorithm,
-        ),
-        ExportKind::Effective => {
-            effective_export(declared.graph(), &collector.snapshot(), algorithm)
-        }
+        _ => export_of(kind, declared, &collector.snapshot(), algorithm),
+    }
+}
+
+/// One export from a declared graph and an observed one.
+fn export_of(
+    kind: ExportKind,
+    declared: &Declared,
+    observed: &Graph,
+    algorithm: DigestAlgorithm,
+) -> Result<Sealed, CanonicalError> {
+    match kind {
+        ExportKind::Declared => declared_export(declared, algorithm),
+        ExportKind::Observed => observed_export(observed, algorithm),
+        ExportKind::Diff => diff_export(&Diff::run(declared.graph(), observed), algorithm),
+        ExportKind::Effective => effective_export(declared.graph(), observed, algorithm),
     }
 }
 
@@ -125,16 +133,17 @@ impl Actor for Reporter {
     ) -> Result<(), ActorProcessingErr> {
         match message {
             ReporterMsg::Export(kind, reply) => {
-                let following;
-                let declared = match &state.catalog {
+                let result = match &state.catalog {
+                    // One snapshot for both: the tools the declared graph follows and the
+                    // observed graph it is compared with.
                     Some(server) => {
-                        let tools = tools_served(server, &state.collector.snapshot());
-                        following = state.declared.following(tools.iter().map(String::as_str));
-                        &following
+                        let observed = state.collector.snapshot();
+                        let tools = tools_served(server, &observed);
+                        let declared = state.declared.following(tools.iter().map(String::as_str));
+                        export_of(kind, &declared, &observed, state.algorithm)
                     }
-                    None => &state.declared,
+                    None => build_export(kind, &state.declared, &state.collector, state.algorithm),
                 };
-                let result = build_export(kind, declared, &state.collector, state.algorithm);
                 // A caller that gave up waiting is no fault of the reporter's.
                 let _ = reply.send(result);
             }
