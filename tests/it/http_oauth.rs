@@ -16,7 +16,6 @@ use beam_mcp::{Catalog, Server, ServerConfig, ToolCall, ToolError, ToolOutput, T
 use bytes::Bytes;
 use http_body_util::Full;
 use serde_json::{json, Value};
-use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -31,44 +30,39 @@ struct Principal(String);
 /// A verifier of the host's: a token names who it is for by its prefix. A real one checks a
 /// signature or asks the authorization server; what the crate does with its answer is the
 /// same.
-fn verify(
-    token: BearerToken,
-    resource: Arc<str>,
-) -> impl Future<Output = Result<VerifiedToken, TokenRefusal>> + Send + 'static {
-    async move {
-        let later = SystemTime::now() + Duration::from_secs(600);
-        let ours = VerifiedToken::new([resource.to_string()]);
-        let t = token.secret();
-        if t.starts_with("alice-read") {
-            return Ok(ours
-                .scopes(["weather:read"])
-                .expires_at(later)
-                .subject("alice")
-                .with(Principal("alice".into())));
-        }
-        if t.starts_with("bob-all") {
-            return Ok(ours
-                .scopes(["weather:read", "weather:alerts"])
-                .expires_at(later)
-                .subject("bob")
-                .with(Principal("bob".into())));
-        }
-        if t.starts_with("expired") {
-            let past = SystemTime::now() - Duration::from_secs(1);
-            return Ok(ours.scopes(["weather:read"]).expires_at(past));
-        }
-        match t {
-            "foreign" => Ok(VerifiedToken::new(["http://localhost/other"])
-                .scopes(["weather:read"])
-                .expires_at(later)),
-            "says-expired" => Err(TokenRefusal::expired()),
-            "says-foreign" => Err(TokenRefusal::wrong_audience()),
-            "lacks" => Err(TokenRefusal::insufficient_scope(["weather:admin"])),
-            "down" => Err(TokenRefusal::unavailable("introspection endpoint down")),
-            "panics" => panic!("a verifier bug"),
-            "hangs" => std::future::pending().await,
-            _ => Err(TokenRefusal::invalid("unknown token")),
-        }
+async fn verify(token: BearerToken, resource: Arc<str>) -> Result<VerifiedToken, TokenRefusal> {
+    let later = SystemTime::now() + Duration::from_secs(600);
+    let ours = VerifiedToken::new([resource.to_string()]);
+    let t = token.secret();
+    if t.starts_with("alice-read") {
+        return Ok(ours
+            .scopes(["weather:read"])
+            .expires_at(later)
+            .subject("alice")
+            .with(Principal("alice".into())));
+    }
+    if t.starts_with("bob-all") {
+        return Ok(ours
+            .scopes(["weather:read", "weather:alerts"])
+            .expires_at(later)
+            .subject("bob")
+            .with(Principal("bob".into())));
+    }
+    if t.starts_with("expired") {
+        let past = SystemTime::now() - Duration::from_secs(1);
+        return Ok(ours.scopes(["weather:read"]).expires_at(past));
+    }
+    match t {
+        "foreign" => Ok(VerifiedToken::new(["http://localhost/other"])
+            .scopes(["weather:read"])
+            .expires_at(later)),
+        "says-expired" => Err(TokenRefusal::expired()),
+        "says-foreign" => Err(TokenRefusal::wrong_audience()),
+        "lacks" => Err(TokenRefusal::insufficient_scope(["weather:admin"])),
+        "down" => Err(TokenRefusal::unavailable("introspection endpoint down")),
+        "panics" => panic!("a verifier bug"),
+        "hangs" => std::future::pending().await,
+        _ => Err(TokenRefusal::invalid("unknown token")),
     }
 }
 
