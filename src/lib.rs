@@ -102,4 +102,5 @@ struct ReadmeDoctests;
 #[doc = include_str!("../docs/embedding.md")]
 #[doc = include_str!("../docs/runtime.md")]
 #[doc = include_str!("../docs/http.md")]
+#[doc = include_str!("../docs/oauth.md")]
 struct DocsDoctests;

@@ -12,19 +12,21 @@
 //! needs ([`ResourceServerBuilder::scopes_needed`]).
 //!
 //! ```
-//! use beam_mcp::transport::http::oauth::{ResourceServer, TokenRefusal, VerifiedToken};
+//! use beam_mcp::transport::http::oauth::{BearerToken, ResourceServer, TokenRefusal, VerifiedToken};
 //! use beam_mcp::transport::http::{AllowedOrigins, HttpService};
 //! use beam_mcp::{Catalog, Server, ServerConfig};
+//! use std::sync::Arc;
 //!
-//! let protected = ResourceServer::builder("https://mcp.example.com/mcp", |token, resource| async move {
-//!     // A real verifier checks a JWT's signature against the authorization server's keys,
-//!     // or introspects the token; this one knows a single token.
-//!     let _: &beam_mcp::transport::http::oauth::BearerToken = &token;
+//! // A real verifier checks a JWT's signature against the authorization server's keys, or
+//! // introspects the token; this one knows a single token.
+//! async fn verify(token: BearerToken, resource: Arc<str>) -> Result<VerifiedToken, TokenRefusal> {
 //!     match token.secret() {
 //!         "let-me-in" => Ok(VerifiedToken::new([resource.to_string()]).scopes(["weather:read"])),
 //!         _ => Err(TokenRefusal::invalid("unknown token")),
 //!     }
-//! })
+//! }
+//!
+//! let protected = ResourceServer::builder("https://mcp.example.com/mcp", verify)
 //! .authorization_server("https://auth.example.com")
 //! .scopes_supported(["weather:read"])
 //! .build()
