@@ -7,11 +7,15 @@
 use crate::support::http::{self as rig, rpc, Client, Proto, Resp, BOTH};
 use crate::support::log::Log;
 
-use beam_mcp::catalog::{ReadError, ResourceContents, ResourceSpec};
+use beam_mcp::catalog::{
+    PromptMessage, PromptSpec, ReadError, RenderError, RenderedPrompt, ResourceContents,
+    ResourceSpec, Role,
+};
+use beam_mcp::runtime::{Application, ApplicationConfig};
 use beam_mcp::transport::http::oauth::{
     BearerToken, Grant, ResourceServer, TokenRefusal, VerifiedToken,
 };
-use beam_mcp::transport::http::{AllowedOrigins, Forbidden, HttpService};
+use beam_mcp::transport::http::{AllowedOrigins, Forbidden, HttpService, ServeOptions};
 use beam_mcp::{Catalog, Server, ServerConfig, ToolCall, ToolError, ToolOutput, ToolSpec};
 use bytes::Bytes;
 use http_body_util::Full;
@@ -77,7 +81,18 @@ fn server(ran: Arc<AtomicUsize>) -> Server {
             let who = cx.extensions.get::<Principal>().map(|p| p.0.clone());
             let who = who.ok_or_else(|| ReadError::new("no principal"))?;
             Ok(vec![ResourceContents::text(uri, format!("read by {who}"))])
-        });
+        })
+        .prompt(PromptSpec::new("greet"))
+        .renderer_in_context(
+            |_name: String, _args, cx: beam_mcp::CallContext| async move {
+                let who = cx.extensions.get::<Principal>().map(|p| p.0.clone());
+                let who = who.ok_or_else(|| RenderError::new("no principal"))?;
+                Ok(RenderedPrompt::new(vec![PromptMessage::new(
+                    Role::User,
+                    format!("Hello, {who}."),
+                )]))
+            },
+        );
     let config = ServerConfig::new(catalog).dispatch(move |call: ToolCall| {
         let ran = ran.clone();
         async move {
@@ -445,7 +460,7 @@ async fn a_verifier_that_cannot_decide_panics_or_hangs_is_answered_and_nothing_r
 }
 
 #[tokio::test]
-async fn the_tool_and_the_reader_read_the_principal_and_the_grant() {
+async fn the_tool_the_reader_and_the_renderer_read_the_principal_and_the_grant() {
     let ran = Arc::new(AtomicUsize::new(0));
     let addr = rig::spawn(service(ran.clone())).await;
     for proto in BOTH {
@@ -465,7 +480,50 @@ async fn the_tool_and_the_reader_read_the_principal_and_the_grant() {
         let r = with_token(&c, &read, "Bearer alice-read").await;
         assert_eq!(r.status, 200, "{proto:?}");
         assert_eq!(r.json()["result"]["contents"][0]["text"], "read by alice");
+        let get = rpc("prompts/get", json!({"name": "greet"}));
+        let r = with_token(&c, &get, "Bearer bob-all").await;
+        assert_eq!(r.status, 200, "{proto:?}");
+        assert_eq!(
+            r.json()["result"]["messages"][0]["content"]["text"],
+            "Hello, bob."
+        );
     }
+}
+
+/// Under the supervised runtime (the listener an actor, calls in the pool) the service keeps
+/// its resource-server mode: the same challenge, the same principal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn under_the_runtime_the_mode_holds() {
+    let ran = Arc::new(AtomicUsize::new(0));
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let config = ApplicationConfig::new().workers(2).http(
+        listener,
+        service(ran.clone()),
+        ServeOptions::default(),
+    );
+    let app = Application::start(server(ran.clone()), config)
+        .await
+        .unwrap();
+    for proto in BOTH {
+        let c = Client::new(proto, addr);
+        let r = c.post(&call("whoami")).await;
+        assert_eq!(r.status, 401, "{proto:?}");
+        assert_eq!(
+            challenge(&r),
+            format!("Bearer resource_metadata=\"{METADATA_URL}\", scope=\"weather:read\"")
+        );
+        let r = with_token(&c, &call("whoami"), "Bearer alice-read").await;
+        assert_eq!(r.status, 200, "{proto:?}");
+        assert_eq!(
+            r.json()["result"]["structuredContent"]["principal"],
+            "alice"
+        );
+        let r = get(&c, "GET", "/.well-known/oauth-protected-resource", &[]).await;
+        assert_eq!(r.json()["resource"], RESOURCE);
+    }
+    assert_eq!(ran.load(Ordering::SeqCst), 2);
+    app.stop(Duration::from_secs(5)).await.unwrap();
 }
 
 /// Every path a token takes through the server — accepted, refused by the verifier, expired,
