@@ -13,6 +13,7 @@
 
 mod body;
 mod headers;
+pub mod oauth;
 mod rejection;
 mod service;
 

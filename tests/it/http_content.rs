@@ -2,6 +2,7 @@
 //! over a real HTTP listener on 127.0.0.1 (2026-07-28), with the server's log captured.
 
 use crate::support::http as support;
+use crate::support::log::Log;
 use crate::support::spec;
 
 use beam_mcp::catalog::{
@@ -14,51 +15,9 @@ use beam_mcp::transport::http::{AllowedOrigins, HttpService};
 use beam_mcp::{Catalog, Content, Server, ServerConfig, ToolCall, ToolError, ToolOutput, ToolSpec};
 use serde_json::{json, Value};
 use spec::Spec;
-use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use support::{lrpc, rpc, spawn, Client, BOTH, LEGACY, MODERN};
-
-/// What the server logs while one test runs, captured by a subscriber of the test's own
-/// thread (`set_default`, not a process-wide one: other tests share this process). Each test
-/// here runs on a current-thread runtime, so the listener, its connections and the host's work
-/// all run on the thread that installed it.
-struct Log {
-    buf: Arc<Mutex<Vec<u8>>>,
-    _installed: tracing::subscriber::DefaultGuard,
-}
-
-impl Log {
-    fn capture() -> Log {
-        let buf = Arc::new(Mutex::new(Vec::new()));
-        let sink = buf.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_ansi(false)
-            .with_writer(move || Sink(sink.clone()))
-            .finish();
-        let installed = tracing::subscriber::set_default(subscriber);
-        Log {
-            buf,
-            _installed: installed,
-        }
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.buf.lock().unwrap()).into_owned()
-    }
-}
-
-struct Sink(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Sink {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 fn celsius_schema() -> Value {
     json!({

@@ -53,6 +53,7 @@ mod http_content;
 mod http_headers;
 mod http_legacy;
 mod http_mount;
+mod http_oauth;
 mod http_refusals;
 mod http_routing;
 mod http_validation;

@@ -9,6 +9,7 @@ pub(crate) mod adversarial;
 pub(crate) mod child;
 pub(crate) mod gate;
 pub(crate) mod http;
+pub(crate) mod log;
 pub(crate) mod runtime_host;
 pub(crate) mod source;
 pub(crate) mod spec;

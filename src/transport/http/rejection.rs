@@ -7,10 +7,12 @@ use http_body_util::Full;
 use std::borrow::Cow;
 use std::fmt;
 
-/// A hook's refusal of a request. The reason goes to the log; the caller sees an opaque 403.
+/// A hook's refusal of a request. The reason goes to the log; the caller sees an opaque 403,
+/// or, for [`Forbidden::insufficient_scope`], a 403 `insufficient_scope` challenge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Forbidden {
     reason: Cow<'static, str>,
+    scopes: Option<Vec<String>>,
 }
 
 impl Forbidden {
@@ -18,12 +20,40 @@ impl Forbidden {
     pub fn new(reason: impl Into<Cow<'static, str>>) -> Self {
         Forbidden {
             reason: reason.into(),
+            scopes: None,
+        }
+    }
+
+    /// A refusal because the caller's token lacks a scope: answered 403 with
+    /// `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` naming `scopes`
+    /// (name every scope the client should then hold, not only the missing one: a client
+    /// stepping up asks for what the challenge names), and the metadata's URL when the
+    /// service is a [resource server](crate::transport::http::oauth). Scopes that are not
+    /// RFC 6749 `scope-token`s are left out of the challenge.
+    pub fn insufficient_scope<I, S>(scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Forbidden {
+            reason: Cow::Borrowed("insufficient scope"),
+            scopes: Some(scopes.into_iter().map(Into::into).collect()),
         }
     }
 
     /// The reason, as logged.
     pub fn reason(&self) -> &str {
         &self.reason
+    }
+
+    /// Whether this is [`Forbidden::insufficient_scope`].
+    pub fn is_insufficient_scope(&self) -> bool {
+        self.scopes.is_some()
+    }
+
+    /// The scopes an [`Forbidden::insufficient_scope`] names.
+    pub(crate) fn scopes(&self) -> Option<&[String]> {
+        self.scopes.as_deref()
     }
 }
 
@@ -73,8 +103,10 @@ pub(crate) struct Rejection {
     pub(crate) id: Option<RequestId>,
     /// Issued before the body was read: an HTTP/1.1 connection cannot be reused.
     pub(crate) unread: bool,
-    /// A 405: say which method is served.
-    pub(crate) allow_post: bool,
+    /// A 405: say which methods are served (`Allow`).
+    pub(crate) allow: Option<&'static str>,
+    /// A 401 or 403 of the resource-server mode: its `WWW-Authenticate` challenge.
+    pub(crate) challenge: Option<HeaderValue>,
 }
 
 impl Rejection {
@@ -84,7 +116,8 @@ impl Rejection {
             error: Box::new(error),
             id: None,
             unread: false,
-            allow_post: false,
+            allow: None,
+            challenge: None,
         }
     }
 
@@ -100,6 +133,12 @@ impl Rejection {
         self
     }
 
+    /// The same refusal, with a `WWW-Authenticate` challenge.
+    pub(crate) fn challenge(mut self, challenge: HeaderValue) -> Self {
+        self.challenge = Some(challenge);
+        self
+    }
+
     /// -32600 with a fixed message and no detail.
     pub(crate) fn opaque(status: StatusCode, message: &'static str) -> Self {
         Rejection::new(status, RpcError::new(codes::INVALID_REQUEST, message))
@@ -107,9 +146,12 @@ impl Rejection {
 
     pub(crate) fn into_response(self, version: Version) -> Response<Full<Bytes>> {
         let mut r = json(self.status, encode_error(self.id.as_ref(), &self.error));
-        if self.allow_post {
+        if let Some(allow) = self.allow {
             r.headers_mut()
-                .insert(header::ALLOW, HeaderValue::from_static("POST"));
+                .insert(header::ALLOW, HeaderValue::from_static(allow));
+        }
+        if let Some(challenge) = self.challenge {
+            r.headers_mut().insert(header::WWW_AUTHENTICATE, challenge);
         }
         // HTTP/2 forbids connection-specific headers; its streams end on their own.
         if self.unread && version <= Version::HTTP_11 {

@@ -6,6 +6,7 @@
 //! (`service/mcp_headers.rs`), then the core. What a service is built with is
 //! `service/builder.rs`.
 
+mod bearer;
 mod config;
 mod gatekeeping;
 mod mcp_headers;
@@ -19,6 +20,7 @@ use crate::dispatch::Carrier;
 use crate::dispatch::Extensions;
 use crate::protocol::{codes, decode, Incoming, RpcError};
 use crate::server::{Server, Step};
+use crate::transport::http::oauth::ResourceServer;
 use crate::transport::http::rejection::Forbidden;
 use crate::transport::{Direct, RunPending};
 use bytes::Bytes;
@@ -79,6 +81,7 @@ impl HttpService {
                 authorize: Arc::new(authorize),
                 authorize_body: None,
                 authorize_async: None,
+                resource_server: None,
                 origins,
                 hosts: ["localhost", "127.0.0.1", "[::1]"]
                     .map(String::from)
@@ -172,6 +175,32 @@ impl HttpService {
         self.with(|c| c.authorize_async = Some(hook))
     }
 
+    /// Makes the endpoint an OAuth 2.1 resource server ([`crate::transport::http::oauth`]):
+    /// the metadata document is served at its well-known locations (`GET`, no hook runs;
+    /// `Host` and `Origin` are checked as everywhere), and every other request must carry a
+    /// bearer token `resource_server`'s verifier accepts, issued for its resource and not
+    /// expired, checked after `authorize` and before `authorize_async` and the body:
+    ///
+    /// | request | answer |
+    /// |---|---|
+    /// | no `Authorization: Bearer` | 401, `WWW-Authenticate: Bearer resource_metadata="…", scope="…"` |
+    /// | a malformed, invalid, expired or foreign-audience token | 401, the same with `error="invalid_token"` and a fixed `error_description` |
+    /// | a token in the query string, or two `Authorization` headers | 400, `error="invalid_request"` |
+    /// | a scope missing by the verifier's, the policy's or a hook's answer | 403, `error="insufficient_scope"`, `scope` naming what to ask for |
+    /// | a verifier that cannot decide, or still runs at the read deadline | 503, nothing said |
+    /// | a verifier that panics | 500, nothing said |
+    ///
+    /// Every refusal is decided before the body is read (an HTTP/1.1 connection is then
+    /// closed), except the scope policy's, which needs the message; each carries a JSON-RPC
+    /// error (-32600) whose `data` repeats the RFC 6750 `error` and `error_description`. The
+    /// token itself is never logged, never recorded in a metric and never reaches the host:
+    /// tools, readers, renderers and completers see what the verifier built from it and a
+    /// [`Grant`](crate::transport::http::oauth::Grant) in their context's extensions.
+    #[must_use]
+    pub fn resource_server(self, resource_server: ResourceServer) -> Self {
+        self.with(|c| c.resource_server = Some(resource_server))
+    }
+
     /// Serves only this path; every other path is answered 404.
     #[must_use]
     pub fn path(self, path: impl Into<String>) -> Self {
@@ -225,13 +254,25 @@ impl HttpService {
         let deadline = Instant::now() + c.read_timeout;
         let (parts, body) = req.into_parts();
         let head = Head::scan(&parts.headers);
-        gatekeeping::check_head(&self.config, &parts, &head).map_err(Rejection::unread)?;
-        let extensions = match &c.authorize_async {
-            Some(hook) => gatekeeping::run_authorize_async(hook, &parts, deadline)
+        if let Some(rs) = c.resource_server.as_ref() {
+            if rs.is_metadata_path(parts.uri.path()) {
+                gatekeeping::check_host_and_origin(c, &parts, &head).map_err(Rejection::unread)?;
+                return bearer::metadata(rs, &parts).map_err(Rejection::unread);
+            }
+        }
+        gatekeeping::check_head(c, &parts, &head).map_err(Rejection::unread)?;
+        let mut extensions = match &c.resource_server {
+            Some(rs) => bearer::admit(rs, &parts, deadline)
                 .await
                 .map_err(Rejection::unread)?,
             None => Extensions::new(),
         };
+        if let Some(hook) = &c.authorize_async {
+            let theirs = gatekeeping::run_authorize_async(c, hook, &parts, deadline)
+                .await
+                .map_err(Rejection::unread)?;
+            extensions.extend(theirs);
+        }
         let declared = head
             .values(Read::ContentLength)
             .next()
@@ -284,6 +325,7 @@ impl HttpService {
             .map_err(|e| with_id(mismatch(&e)))?;
         mcp_headers::check_names(&server, head, &m, presence, &extensions)
             .map_err(|e| with_id(mismatch(&e)))?;
+        bearer::check_scopes(&self.config, &m, &extensions).map_err(with_id)?;
         if m.is_notification() {
             // Every MCP notification is `notifications/…`. Anything else without an id is a
             // request that lost it: nothing would run and nothing would say so, so it is

@@ -5,6 +5,7 @@ use crate::dispatch::Extensions;
 use crate::protocol::Revision;
 use crate::server::{Server, MODERN_ONLY};
 use crate::transport::http::headers;
+use crate::transport::http::oauth::ResourceServer;
 use crate::transport::http::rejection::Forbidden;
 use crate::transport::RunPending;
 use bytes::Bytes;
@@ -66,6 +67,8 @@ pub(super) struct Config {
     pub(super) authorize_body: Option<Arc<AuthorizeBody>>,
     /// The asynchronous head hook, when one is set.
     pub(super) authorize_async: Option<Arc<AuthorizeAsync>>,
+    /// The resource-server mode, when on.
+    pub(super) resource_server: Option<ResourceServer>,
     /// The `Origin` policy.
     pub(super) origins: AllowedOrigins,
     /// The host names `Host` (or `:authority`) may carry.

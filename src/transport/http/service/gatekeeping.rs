@@ -22,6 +22,46 @@ pub(super) fn check_head(c: &Config, parts: &Parts, head: &Head<'_>) -> Result<(
     if c.path.as_deref().is_some_and(|p| p != parts.uri.path()) {
         return Err(Rejection::opaque(StatusCode::NOT_FOUND, "Not found"));
     }
+    check_host_and_origin(c, parts, head)?;
+    if parts.method != Method::POST {
+        let mut r = Rejection::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            RpcError::invalid_request("only POST is served"),
+        );
+        r.allow = Some("POST");
+        return Err(r);
+    }
+    match std::panic::catch_unwind(AssertUnwindSafe(|| (c.authorize)(parts))) {
+        Ok(Ok(())) => {}
+        Ok(Err(refusal)) => return Err(refused(c, "authorize", &refusal)),
+        Err(_) => return Err(panicked("authorize")),
+    }
+    if let Some(refuse) = media_refusal(head) {
+        return Err(refuse);
+    }
+    if head.has(Read::TransferEncoding) {
+        return Err(Rejection::new(
+            StatusCode::LENGTH_REQUIRED,
+            RpcError::invalid_request("a Content-Length is required"),
+        ));
+    }
+    for len in head.values(Read::ContentLength) {
+        let n = len.to_str().ok().and_then(|s| s.trim().parse::<u64>().ok());
+        match n {
+            Some(n) if n <= MAX_BODY_BYTES as u64 => {}
+            _ => return Err(too_large()),
+        }
+    }
+    Ok(())
+}
+
+/// `Host` (or `:authority`) among the allowed hosts, and `Origin`, when sent, allowed: the
+/// DNS-rebinding and cross-site rules every path answered keeps.
+pub(super) fn check_host_and_origin(
+    c: &Config,
+    parts: &Parts,
+    head: &Head<'_>,
+) -> Result<(), Rejection> {
     let forbidden =
         |why: &'static str| Rejection::new(StatusCode::FORBIDDEN, RpcError::invalid_request(why));
     let mut any_host = false;
@@ -46,40 +86,12 @@ pub(super) fn check_head(c: &Config, parts: &Parts, head: &Head<'_>) -> Result<(
             return Err(forbidden("origin not allowed"));
         }
     }
-    if parts.method != Method::POST {
-        let mut r = Rejection::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            RpcError::invalid_request("only POST is served"),
-        );
-        r.allow_post = true;
-        return Err(r);
-    }
-    match std::panic::catch_unwind(AssertUnwindSafe(|| (c.authorize)(parts))) {
-        Ok(Ok(())) => {}
-        Ok(Err(refusal)) => return Err(refused("authorize", &refusal)),
-        Err(_) => return Err(panicked("authorize")),
-    }
-    if let Some(refuse) = media_refusal(head) {
-        return Err(refuse);
-    }
-    if head.has(Read::TransferEncoding) {
-        return Err(Rejection::new(
-            StatusCode::LENGTH_REQUIRED,
-            RpcError::invalid_request("a Content-Length is required"),
-        ));
-    }
-    for len in head.values(Read::ContentLength) {
-        let n = len.to_str().ok().and_then(|s| s.trim().parse::<u64>().ok());
-        match n {
-            Some(n) if n <= MAX_BODY_BYTES as u64 => {}
-            _ => return Err(too_large()),
-        }
-    }
     Ok(())
 }
 
 /// The asynchronous hook, caught if it panics and bounded by the read deadline.
 pub(super) async fn run_authorize_async(
+    c: &Config,
     hook: &Arc<AuthorizeAsync>,
     parts: &Parts,
     deadline: Instant,
@@ -87,7 +99,7 @@ pub(super) async fn run_authorize_async(
     let run = guarded(|| hook(parts));
     match tokio::time::timeout_at(deadline, run).await {
         Ok(Ok(Ok(extensions))) => Ok(extensions),
-        Ok(Ok(Err(refusal))) => Err(refused("authorize_async", &refusal)),
+        Ok(Ok(Err(refusal))) => Err(refused(c, "authorize_async", &refusal)),
         Ok(Err(())) => Err(panicked("authorize_async")),
         Err(_) => {
             tracing::warn!("authorize_async did not answer before the read deadline");
@@ -109,7 +121,7 @@ pub(super) fn run_authorize_body(
     if let Some(hook) = &config.authorize_body {
         match std::panic::catch_unwind(AssertUnwindSafe(|| hook(parts, bytes))) {
             Ok(Ok(())) => {}
-            Ok(Err(refusal)) => return Err(refused("authorize_body", &refusal)),
+            Ok(Err(refusal)) => return Err(refused(config, "authorize_body", &refusal)),
             Err(_) => return Err(panicked("authorize_body")),
         }
     }
@@ -174,10 +186,14 @@ fn media_refusal(head: &Head<'_>) -> Option<Rejection> {
     None
 }
 
-/// A hook's refusal: the reason is logged, the caller learns nothing.
-fn refused(hook: &'static str, refusal: &Forbidden) -> Rejection {
+/// A hook's refusal: the reason is logged, the caller learns nothing but, for an
+/// insufficient scope, the scopes to ask for.
+fn refused(c: &Config, hook: &'static str, refusal: &Forbidden) -> Rejection {
     tracing::info!(hook, reason = refusal.reason(), "request refused");
-    Rejection::opaque(StatusCode::FORBIDDEN, "Forbidden")
+    match refusal.scopes() {
+        Some(scopes) => super::bearer::insufficient_scope(c.resource_server.as_ref(), scopes),
+        None => Rejection::opaque(StatusCode::FORBIDDEN, "Forbidden"),
+    }
 }
 
 /// A hook's panic: 500, nothing said; the hook is named in the log.

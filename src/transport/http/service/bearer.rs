@@ -1,0 +1,235 @@
+//! The resource-server mode at the service: the metadata document, the bearer token checked
+//! before the body is read, and the host's scope policy once the message names what it does.
+
+use super::config::Config;
+use crate::dispatch::Extensions;
+use crate::protocol::{codes, Incoming, RpcError};
+use crate::server::guarded;
+use crate::transport::http::oauth::{
+    credentials, query_carries_token, Access, BearerToken, ChallengeError, Credentials, Grant,
+    RefusalKind, ResourceServer, TokenRefusal, VerifiedToken,
+};
+use crate::transport::http::rejection::{json, Rejection};
+use bytes::Bytes;
+use http::request::Parts;
+use http::{header, HeaderValue, Method, Response, StatusCode};
+use http_body_util::Full;
+use serde_json::json;
+use std::time::SystemTime;
+use tokio::time::Instant;
+
+/// The metadata document, to a `GET` (or `HEAD`) of either of its locations.
+pub(super) fn metadata(
+    rs: &ResourceServer,
+    parts: &Parts,
+) -> Result<Response<Full<Bytes>>, Rejection> {
+    let head = parts.method == Method::HEAD;
+    if parts.method != Method::GET && !head {
+        let mut r = Rejection::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            RpcError::invalid_request("only GET is served here"),
+        );
+        r.allow = Some("GET, HEAD");
+        return Err(r);
+    }
+    let body = if head {
+        Vec::new()
+    } else {
+        rs.document().to_vec()
+    };
+    let mut r = json(StatusCode::OK, body);
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, rs.cache_control().clone());
+    if head {
+        r.headers_mut().insert(
+            header::CONTENT_LENGTH,
+            HeaderValue::from(rs.document().len()),
+        );
+    }
+    Ok(r)
+}
+
+/// The bearer token of the request, verified: the caller's context (the host's principal
+/// and the [`Grant`]), or the refusal RFC 6750 prescribes. Bounded by the read deadline.
+pub(super) async fn admit(
+    rs: &ResourceServer,
+    parts: &Parts,
+    deadline: Instant,
+) -> Result<Extensions, Rejection> {
+    if parts.uri.query().is_some_and(query_carries_token) {
+        return Err(refusal(
+            rs,
+            StatusCode::BAD_REQUEST,
+            ChallengeError::InvalidRequest,
+            "access tokens are accepted only in the Authorization header",
+        ));
+    }
+    let token = match credentials(&parts.headers) {
+        Credentials::Bearer(token) => BearerToken::new(token),
+        Credentials::Absent => {
+            let error = RpcError::new(codes::INVALID_REQUEST, "Unauthorized");
+            return Err(
+                Rejection::new(StatusCode::UNAUTHORIZED, error).challenge(rs.challenge(None, None))
+            );
+        }
+        Credentials::Malformed => {
+            return Err(invalid_token(rs, "the bearer token is malformed"));
+        }
+        Credentials::Several => {
+            return Err(refusal(
+                rs,
+                StatusCode::BAD_REQUEST,
+                ChallengeError::InvalidRequest,
+                "more than one Authorization header",
+            ));
+        }
+    };
+    let verifier = rs.verifier().clone();
+    let resource = rs.resource_arc();
+    let run = guarded(move || verifier.verify(token, resource));
+    let verified = match tokio::time::timeout_at(deadline, run).await {
+        Ok(Ok(Ok(verified))) => verified,
+        Ok(Ok(Err(refused))) => return Err(refused_token(rs, &refused)),
+        Ok(Err(())) => {
+            tracing::error!("the token verifier panicked");
+            return Err(Rejection::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                RpcError::internal(),
+            ));
+        }
+        Err(_) => {
+            tracing::warn!("the token verifier did not answer before the read deadline");
+            return Err(Rejection::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                RpcError::internal(),
+            ));
+        }
+    };
+    accept(rs, verified)
+}
+
+/// What the crate checks of a token the verifier accepted: the audience, the expiry.
+fn accept(rs: &ResourceServer, verified: VerifiedToken) -> Result<Extensions, Rejection> {
+    let VerifiedToken {
+        audience,
+        scopes,
+        expires_at,
+        subject,
+        mut extensions,
+    } = verified;
+    if !audience.iter().any(|a| a == rs.resource()) {
+        return Err(refused_token(rs, &TokenRefusal::wrong_audience()));
+    }
+    if expires_at.is_some_and(|at| at <= SystemTime::now()) {
+        return Err(refused_token(rs, &TokenRefusal::expired()));
+    }
+    extensions.insert(Grant {
+        subject,
+        scopes,
+        expires_at,
+    });
+    Ok(extensions)
+}
+
+/// A verifier's refusal, answered as its kind says; the reason is logged, never sent.
+fn refused_token(rs: &ResourceServer, refused: &TokenRefusal) -> Rejection {
+    tracing::info!(reason = refused.reason(), "bearer token refused");
+    match &refused.kind {
+        RefusalKind::Invalid => invalid_token(rs, "the access token is invalid"),
+        RefusalKind::Expired => invalid_token(rs, "the access token has expired"),
+        RefusalKind::Audience => {
+            invalid_token(rs, "the access token was not issued for this resource")
+        }
+        RefusalKind::Scope(needed) => insufficient_scope(Some(rs), needed),
+        RefusalKind::Unavailable => {
+            Rejection::new(StatusCode::SERVICE_UNAVAILABLE, RpcError::internal())
+        }
+    }
+}
+
+fn invalid_token(rs: &ResourceServer, description: &'static str) -> Rejection {
+    refusal(
+        rs,
+        StatusCode::UNAUTHORIZED,
+        ChallengeError::InvalidToken,
+        description,
+    )
+}
+
+/// A refusal with an RFC 6750 error: the challenge, and a JSON-RPC error carrying the same
+/// code and description.
+fn refusal(
+    rs: &ResourceServer,
+    status: StatusCode,
+    error: ChallengeError,
+    description: &'static str,
+) -> Rejection {
+    let message = if status == StatusCode::UNAUTHORIZED {
+        "Unauthorized"
+    } else {
+        "Invalid request"
+    };
+    let body = RpcError::new(codes::INVALID_REQUEST, message).with_data(json!({
+        "error": error.code(),
+        "error_description": description,
+    }));
+    Rejection::new(status, body).challenge(rs.challenge(Some((error, description)), None))
+}
+
+/// 403 `insufficient_scope` naming `scopes`, with the metadata's URL when there is a
+/// resource server. Scopes that are not scope-tokens are left out (they cannot be quoted).
+pub(super) fn insufficient_scope(rs: Option<&ResourceServer>, scopes: &[String]) -> Rejection {
+    const DESCRIPTION: &str = "the access token lacks a scope this request needs";
+    let scope = scopes
+        .iter()
+        .filter(|s| crate::transport::http::oauth::is_scope_token(s))
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let error = Some((ChallengeError::InsufficientScope, DESCRIPTION));
+    let challenge = match rs {
+        Some(rs) => rs.challenge(error, Some(&scope)),
+        None => crate::transport::http::oauth::Challenge {
+            error,
+            resource_metadata: None,
+            scope: Some(&scope),
+        }
+        .header_value(),
+    };
+    let body = RpcError::new(codes::INVALID_REQUEST, "Forbidden").with_data(json!({
+        "error": ChallengeError::InsufficientScope.code(),
+        "error_description": DESCRIPTION,
+        "scope": scope,
+    }));
+    Rejection::new(StatusCode::FORBIDDEN, body).challenge(challenge)
+}
+
+/// The host's scope policy on a decoded message: 403 naming the scopes granted and those
+/// missing when the grant lacks one.
+pub(super) fn check_scopes(
+    c: &Config,
+    m: &Incoming<'_>,
+    extensions: &Extensions,
+) -> Result<(), Rejection> {
+    let (Some(rs), Some(grant)) = (&c.resource_server, extensions.get::<Grant>()) else {
+        return Ok(());
+    };
+    let field = match &*m.method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    let name = field.and_then(|f| m.params.as_ref()?.text(f));
+    let access = Access {
+        method: &m.method,
+        name,
+        grant,
+        extensions,
+    };
+    let Some(missing) = rs.missing_scopes(&access) else {
+        return Ok(());
+    };
+    let mut scopes = grant.scopes().to_vec();
+    scopes.extend(missing);
+    Err(insufficient_scope(Some(rs), &scopes))
+}
