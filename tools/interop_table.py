@@ -2,7 +2,7 @@
 """Judge the interop clients' recorded outcomes and render docs/interop.md's client × transport rows.
 
   interop_table.py summarize --results DIR --baseline interop/baseline.txt --out interop/results.json
-  interop_table.py doc --summary interop/results.json --doc docs/interop.md [--write]
+  interop_table.py doc --summary interop/results.json --doc docs/interop.md [--oauth FILE] [--write]
 
 `summarize` reads DIR/NN-<run>.jsonl as tools/interop.sh writes them: a first line
 {"meta": {client, version, mode, opener, transport}}, then one line per operation the client
@@ -10,7 +10,9 @@ script recorded ({"op", "outcome": "result" | "error" | "exception", ...}). Each
 judged against what the revision the client negotiated prescribes (EXPECT below); a missing
 operation fails as not run. Every failure must be listed in the baseline with its reason, and
 every listed one must still fail: otherwise `summarize` exits 1. `doc` renders the rows between
-the page's interop-table markers and exits 1 when they differ (or rewrites them with --write).
+the page's interop-table markers and exits 1 when they differ (or rewrites them with --write);
+their OAuth column comes from interop/oauth-results.json (tools/oauth_judge.py, beside the
+summary unless --oauth names it), a dash for a client not run behind OAuth.
 (`readme` and `--readme` are the old names of `doc` and `--doc`, from when the table was in the
 README.) Standard library only.
 """
@@ -369,42 +371,88 @@ def cell(run):
     return text
 
 
-def render(summary):
-    """The page's rows. tests/it/docs_interop_table.rs renders the same bytes in Rust."""
+def oauth_cell(run):
+    """The OAuth cell of a row: its run in interop/oauth-results.json (tools/oauth_interop.sh),
+    or a dash for a client not run behind OAuth. tests/it/docs_interop_table.rs renders the same
+    bytes in Rust."""
+    if run is None:
+        return "\u2014"
+    text = f"{run['passed']}/{run['total']}"
+    failing = []
+    for s in run["steps"]:
+        name = f"{s['scenario']} {s['step']}"
+        if not s["pass"] and name not in failing:
+            failing.append(name)
+    if failing:
+        return text + " (fails: " + ", ".join(failing) + ")"
+    return text + ": flow, step-up, re-auth \u2713"
+
+
+def render(summary, oauth=None):
+    """The page's rows. tests/it/docs_interop_table.rs renders the same bytes in Rust.
+    `oauth` is interop/oauth-results.json (None: no OAuth run, every OAuth cell a dash)."""
     rows = [
-        "| client | default mode | stdio | Streamable HTTP |",
-        "|---|---|---|---|",
+        "| client | default mode | stdio | Streamable HTTP | OAuth (HTTP) |",
+        "|---|---|---|---|---|",
     ]
     seen = []
     for r in summary["runs"]:
         key = (r["client"], r["version"], r["mode"], r["opener"])
         if key not in seen:
             seen.append(key)
+    oauth_runs = {r["id"]: r for r in (oauth or {}).get("runs", [])}
     for client, version, mode, opener in seen:
-        by_transport = {
-            r["transport"]: r
+        runs = [
+            r
             for r in summary["runs"]
             if (r["client"], r["version"], r["mode"], r["opener"]) == (client, version, mode, opener)
-        }
+        ]
+        by_transport = {r["transport"]: r for r in runs}
+        # The row's OAuth run: the one with a run id of the row, for the same client version.
+        behind_oauth = next(
+            (
+                oauth_runs[r["id"]]
+                for r in runs
+                if r["id"] in oauth_runs and oauth_runs[r["id"]]["version"] == version
+            ),
+            None,
+        )
         rows.append(
             f"| `{client}` {version} | {mode}: opens with {opener} | "
-            f"{cell(by_transport.get('stdio'))} | {cell(by_transport.get('http'))} |"
+            f"{cell(by_transport.get('stdio'))} | {cell(by_transport.get('http'))} | {oauth_cell(behind_oauth)} |"
         )
     rows.append("")
     rows.append(f"Run of {summary['date']} against `{summary['server']}`.")
+    if oauth is not None:
+        checks = oauth["checks"]
+        rows.append(
+            f"OAuth run of {oauth['date']} against `{oauth['server']}` behind {oauth['provider']}: "
+            f"{sum(1 for c in checks if c['pass'])}/{len(checks)} refusal and metadata checks pass."
+        )
     return rows
+
+
+def read_oauth(args):
+    """interop/oauth-results.json (--oauth, by default beside --summary), or None without one."""
+    path = args.oauth or os.path.join(os.path.dirname(os.path.abspath(args.summary)), "oauth-results.json")
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
 
 
 def doc(args):
     with open(args.summary, encoding="utf-8") as f:
         summary = json.load(f)
+    oauth = read_oauth(args)
     with open(args.doc, encoding="utf-8") as f:
         text = f.read()
     start, end = text.find(BEGIN), text.find(END)
     if start < 0 or end < start:
         sys.exit(f"interop_table.py: {args.doc} has no {BEGIN} ... {END} block")
     head = text[: start + len(BEGIN)]
-    want = head + "\n" + "\n".join(render(summary)) + "\n" + text[end:]
+    rows = render(summary, oauth)
+    want = head + "\n" + "\n".join(rows) + "\n" + text[end:]
     if want == text:
         return 0
     if args.write:
@@ -412,7 +460,7 @@ def doc(args):
             f.write(want)
         return 0
     print(f"{args.doc}: the interop rows differ from the summary; expected:", file=sys.stderr)
-    print("\n".join(render(summary)), file=sys.stderr)
+    print("\n".join(rows), file=sys.stderr)
     return 1
 
 
@@ -426,6 +474,7 @@ def main():
     r = sub.add_parser("doc", aliases=["readme"])
     r.add_argument("--summary", required=True)
     r.add_argument("--doc", "--readme", dest="doc", required=True)
+    r.add_argument("--oauth", help="interop/oauth-results.json (default: beside --summary)")
     r.add_argument("--write", action="store_true")
     args = p.parse_args()
     if args.cmd == "summarize":
