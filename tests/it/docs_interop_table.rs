@@ -1,10 +1,11 @@
 //! The client × transport rows of docs/interop.md are exactly the rows rendered from
-//! `interop/results.json`, and those results are self-consistent: each run's counts count its
-//! own operations, every failing operation is in `interop/baseline.txt` with a reason and no
-//! passing one is, the required clients ran over both transports, and the versions recorded
-//! are the ones the lock files under `interop/` pin. `tools/interop.sh` rewrites the results
-//! from real client runs and fails when docs/interop.md differs; this test keeps the committed
-//! files honest without Node or Python.
+//! `interop/results.json` and, for their OAuth column, `interop/oauth-results.json`; and those
+//! results are self-consistent: each run's counts count its own operations (or steps), every
+//! failing operation is in `interop/baseline.txt` with a reason and no passing one is, the
+//! required clients ran over both transports and behind OAuth, and the versions recorded are
+//! the ones the lock files under `interop/` pin. `tools/interop.sh` and
+//! `tools/oauth_interop.sh` rewrite the results from real client runs and fail when
+//! docs/interop.md differs; this test keeps the committed files honest without Node or Python.
 
 use serde_json::Value;
 use std::path::Path;
@@ -19,6 +20,10 @@ fn read(rel: &str) -> String {
 
 fn results() -> Value {
     serde_json::from_str(&read("interop/results.json")).unwrap()
+}
+
+fn oauth() -> Value {
+    serde_json::from_str(&read("interop/oauth-results.json")).unwrap()
 }
 
 fn runs(results: &Value) -> &Vec<Value> {
@@ -54,11 +59,31 @@ fn cell(run: Option<&Value>) -> String {
     text
 }
 
+/// The same bytes as `oauth_cell` in tools/interop_table.py.
+fn oauth_cell(run: Option<&Value>) -> String {
+    let Some(run) = run else {
+        return "\u{2014}".to_owned();
+    };
+    let text = format!("{}/{}", run["passed"], run["total"]);
+    let mut failing: Vec<String> = Vec::new();
+    for step in run["steps"].as_array().unwrap() {
+        let name = format!("{} {}", s(step, "scenario"), s(step, "step"));
+        if step["pass"] == false && !failing.contains(&name) {
+            failing.push(name);
+        }
+    }
+    if failing.is_empty() {
+        format!("{text}: flow, step-up, re-auth \u{2713}")
+    } else {
+        format!("{text} (fails: {})", failing.join(", "))
+    }
+}
+
 /// The same bytes as `render` in tools/interop_table.py.
-fn render(results: &Value) -> Vec<String> {
+fn render(results: &Value, oauth: &Value) -> Vec<String> {
     let mut rows = vec![
-        "| client | default mode | stdio | Streamable HTTP |".to_owned(),
-        "|---|---|---|---|".to_owned(),
+        "| client | default mode | stdio | Streamable HTTP | OAuth (HTTP) |".to_owned(),
+        "|---|---|---|---|---|".to_owned(),
     ];
     let key = |r: &Value| {
         [
@@ -74,6 +99,8 @@ fn render(results: &Value) -> Vec<String> {
             seen.push(key(r));
         }
     }
+    // The OAuth run of an id: the last one, as in the Python dict.
+    let oauth_run = |id: &str| runs(oauth).iter().rev().find(|o| s(o, "id") == id);
     for k in seen {
         let on = |transport: &str| {
             // The last run of a (client, mode, transport) wins, as in the Python dict.
@@ -83,10 +110,17 @@ fn render(results: &Value) -> Vec<String> {
                 .find(|r| key(r) == k && s(r, "transport") == transport)
         };
         let [client, version, mode, opener] = &k;
+        // The row's OAuth run: the one with a run id of the row, for the same client version.
+        let behind_oauth = runs(results)
+            .iter()
+            .filter(|r| key(r) == k)
+            .filter_map(|r| oauth_run(s(r, "id")))
+            .find(|o| s(o, "version") == version);
         rows.push(format!(
-            "| `{client}` {version} | {mode}: opens with {opener} | {} | {} |",
+            "| `{client}` {version} | {mode}: opens with {opener} | {} | {} | {} |",
             cell(on("stdio")),
-            cell(on("http"))
+            cell(on("http")),
+            oauth_cell(behind_oauth)
         ));
     }
     rows.push(String::new());
@@ -94,6 +128,15 @@ fn render(results: &Value) -> Vec<String> {
         "Run of {} against `{}`.",
         s(results, "date"),
         s(results, "server")
+    ));
+    let checks = oauth["checks"].as_array().unwrap();
+    rows.push(format!(
+        "OAuth run of {} against `{}` behind {}: {}/{} refusal and metadata checks pass.",
+        s(oauth, "date"),
+        s(oauth, "server"),
+        s(oauth, "provider"),
+        checks.iter().filter(|c| c["pass"] == true).count(),
+        checks.len()
     ));
     rows
 }
@@ -135,7 +178,7 @@ fn baseline() -> Vec<(String, String, String, String)> {
 
 #[test]
 fn doc_rows_are_the_rows_rendered_from_the_results() {
-    assert_eq!(doc_rows(), render(&results()), "{DOC}");
+    assert_eq!(doc_rows(), render(&results(), &oauth()), "{DOC}");
 }
 
 #[test]
@@ -254,5 +297,41 @@ fn recorded_versions_are_the_pinned_ones() {
             version,
             "{dir}/package-lock.json"
         );
+    }
+}
+
+#[test]
+fn oauth_results_count_their_steps_and_name_the_pinned_clients() {
+    let o = oauth();
+    assert_eq!(s(&o, "server"), "examples/oauth_weather.rs");
+    let provider = s(&o, "provider");
+    let (name, version) = provider.split_once(' ').expect("`<package> <version>`");
+    let dir = format!("interop/node/{name}-{version}");
+    let manifest: Value = serde_json::from_str(&read(&format!("{dir}/package.json"))).unwrap();
+    assert_eq!(manifest["dependencies"][name], version, "{dir}");
+    for c in o["checks"].as_array().unwrap() {
+        assert!(c["pass"].is_boolean() && !s(c, "detail").is_empty(), "{c}");
+    }
+    let python = read("interop/python-requirements.txt");
+    for (id, client, version) in [
+        ("ts-sdk", "@modelcontextprotocol/sdk", "1.32.2"),
+        ("py-client", "mcp", "2.3.0"),
+        ("py-session", "mcp", "2.3.0"),
+    ] {
+        let run = runs(&o)
+            .iter()
+            .find(|r| s(r, "id") == id)
+            .unwrap_or_else(|| panic!("no OAuth run {id}"));
+        assert_eq!((s(run, "client"), s(run, "version")), (client, version));
+        let steps = run["steps"].as_array().unwrap();
+        let passed = steps.iter().filter(|x| x["pass"] == true).count() as u64;
+        assert_eq!(run["passed"], passed, "{id}");
+        assert_eq!(run["total"], steps.len() as u64, "{id}");
+        for x in steps {
+            assert!(x["pass"].is_boolean() && !s(x, "detail").is_empty(), "{x}");
+        }
+        if client == "mcp" {
+            assert!(python.lines().any(|l| l == format!("mcp=={version}")));
+        }
     }
 }
