@@ -177,9 +177,13 @@ python3 "$ROOT/tools/interop_table.py" summarize --results "$RESULTS" \
 if [[ $UPDATE_DOCS -eq 1 ]]; then
   python3 "$ROOT/tools/interop_table.py" doc --summary "$ROOT/interop/results.json" \
     --doc "$ROOT/docs/interop.md" --write
+  python3 "$ROOT/tools/interop_table.py" doc --summary "$ROOT/interop/results.json" \
+    --doc "$ROOT/README.md" --write
 elif ! python3 "$ROOT/tools/interop_table.py" doc \
-  --summary "$ROOT/interop/results.json" --doc "$ROOT/docs/interop.md"; then
-  say "docs/interop.md's interop rows differ from this run (tools/interop.sh --update-docs)"
+  --summary "$ROOT/interop/results.json" --doc "$ROOT/docs/interop.md" \
+  || ! python3 "$ROOT/tools/interop_table.py" doc \
+  --summary "$ROOT/interop/results.json" --doc "$ROOT/README.md"; then
+  say "docs/interop.md's or the README's interop rows differ from this run (tools/interop.sh --update-docs)"
   status=1
 fi
 exit $status

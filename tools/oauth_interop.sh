@@ -143,9 +143,13 @@ python3 "$ROOT/tools/oauth_judge.py" --results "$RESULTS" \
 if [[ $UPDATE_DOCS -eq 1 ]]; then
   python3 "$ROOT/tools/interop_table.py" doc --summary "$ROOT/interop/results.json" \
     --doc "$ROOT/docs/interop.md" --write
+  python3 "$ROOT/tools/interop_table.py" doc --summary "$ROOT/interop/results.json" \
+    --doc "$ROOT/README.md" --write
 elif ! python3 "$ROOT/tools/interop_table.py" doc --summary "$ROOT/interop/results.json" \
-  --doc "$ROOT/docs/interop.md"; then
-  say "docs/interop.md's client table differs from this run (tools/oauth_interop.sh --update-docs)"
+  --doc "$ROOT/docs/interop.md" \
+  || ! python3 "$ROOT/tools/interop_table.py" doc --summary "$ROOT/interop/results.json" \
+  --doc "$ROOT/README.md"; then
+  say "docs/interop.md's or the README's client table differs from this run (tools/oauth_interop.sh --update-docs)"
   status=1
 fi
 exit $status

@@ -144,8 +144,15 @@ fn render(results: &Value, oauth: &Value) -> Vec<String> {
 /// The table's page.
 const DOC: &str = "docs/interop.md";
 
+/// The README carries the same table.
+const README: &str = "README.md";
+
 fn doc_rows() -> Vec<String> {
-    let doc = read(DOC);
+    rows_of(DOC)
+}
+
+fn rows_of(page: &str) -> Vec<String> {
+    let doc = read(page);
     let start = doc.find(BEGIN).expect("the page has the begin marker") + BEGIN.len();
     let end = doc.find(END).expect("the page has the end marker");
     doc[start..end]
@@ -179,6 +186,7 @@ fn baseline() -> Vec<(String, String, String, String)> {
 #[test]
 fn doc_rows_are_the_rows_rendered_from_the_results() {
     assert_eq!(doc_rows(), render(&results(), &oauth()), "{DOC}");
+    assert_eq!(rows_of(README), render(&results(), &oauth()), "{README}");
 }
 
 #[test]
