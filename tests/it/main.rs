@@ -54,6 +54,7 @@ mod http_headers;
 mod http_legacy;
 mod http_mount;
 mod http_oauth;
+mod http_oauth_review;
 mod http_refusals;
 mod http_routing;
 mod http_validation;
