@@ -166,6 +166,13 @@ impl Verifier {
     fn verify(&self, token: &BearerToken) -> Result<VerifiedToken, TokenRefusal> {
         let header = jsonwebtoken::decode_header(token.secret())
             .map_err(|_| TokenRefusal::invalid("not a JWT"))?;
+        // An access token (RFC 9068 §4), not an ID token the client was also issued.
+        let access_token = header.typ.as_deref().is_some_and(|t| {
+            t.eq_ignore_ascii_case("at+jwt") || t.eq_ignore_ascii_case("application/at+jwt")
+        });
+        if !access_token {
+            return Err(TokenRefusal::invalid("not an access token"));
+        }
         let kid = header
             .kid
             .as_deref()

@@ -145,7 +145,8 @@ impl ResourceServer {
         }
     }
 
-    /// The canonical resource URI.
+    /// The canonical resource URI, in the normal form the metadata publishes and audiences
+    /// are compared with.
     pub fn resource(&self) -> &str {
         &self.inner.resource
     }
@@ -153,6 +154,13 @@ impl ResourceServer {
     /// The metadata document's URL (the path form), as challenges name it.
     pub fn metadata_url(&self) -> &str {
         &self.inner.metadata_url
+    }
+
+    /// The paths the metadata is served at: the path form for the resource's path, then the
+    /// root form. A host that mounts the service under a prefix in its own router routes these
+    /// two paths to the service too (`docs/oauth.md`, "Mounted in a router").
+    pub fn metadata_paths(&self) -> [&str; 2] {
+        [&self.inner.metadata_path, challenge::WELL_KNOWN]
     }
 
     pub(crate) fn resource_arc(&self) -> Arc<str> {
@@ -193,17 +201,38 @@ impl ResourceServer {
 
     /// The scopes `access` needs that its grant lacks, by the host's policy; `None` when it
     /// lacks none (or there is no policy).
-    pub(crate) fn missing_scopes(&self, access: &Access<'_>) -> Option<Vec<String>> {
-        let policy = self.inner.policy.as_ref()?;
-        let needed = policy(access);
+    ///
+    /// # Errors
+    ///
+    /// [`PolicyFault`] when the policy panics or names a scope that is not a scope-token: the
+    /// host's bug, which no challenge could let a client repair.
+    pub(crate) fn missing_scopes(
+        &self,
+        access: &Access<'_>,
+    ) -> Result<Option<Vec<String>>, PolicyFault> {
+        let Some(policy) = self.inner.policy.as_ref() else {
+            return Ok(None);
+        };
+        let needed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| policy(access)))
+            .map_err(|_| PolicyFault::Panicked)?;
+        if let Some(bad) = needed.iter().find(|s| !challenge::is_scope_token(s)) {
+            return Err(PolicyFault::NotAScope(bad.clone()));
+        }
         let mut missing: Vec<String> = Vec::new();
         for scope in needed {
             if !access.grant.has_scope(&scope) && !missing.contains(&scope) {
                 missing.push(scope);
             }
         }
-        (!missing.is_empty()).then_some(missing)
+        Ok((!missing.is_empty()).then_some(missing))
     }
+}
+
+/// Why the host's scope policy gave no usable answer.
+#[derive(Debug)]
+pub(crate) enum PolicyFault {
+    Panicked,
+    NotAScope(String),
 }
 
 /// Builds a [`ResourceServer`]; [`ResourceServerBuilder::build`] checks it.
@@ -319,7 +348,7 @@ impl ResourceServerBuilder {
     /// absolute `http(s)` URI or none is given, a scope is not an RFC 6749 `scope-token`, or
     /// the documentation link is not an `http(s)` URI.
     pub fn build(self) -> Result<ResourceServer, ResourceServerError> {
-        let path = check_resource(&self.resource)?;
+        let (resource, path) = check_resource(&self.resource)?;
         if self.authorization_servers.is_empty() {
             return Err(ResourceServerError::NoAuthorizationServer);
         }
@@ -347,10 +376,10 @@ impl ResourceServerBuilder {
             }
         }
         let metadata_path = challenge::metadata_path(&path);
-        let origin_end = self.resource.len() - path.len();
-        let metadata_url = format!("{}{metadata_path}", &self.resource[..origin_end]);
+        let origin_end = resource.len() - path.len();
+        let metadata_url = format!("{}{metadata_path}", &resource[..origin_end]);
         let mut document = serde_json::Map::new();
-        document.insert("resource".into(), self.resource.clone().into());
+        document.insert("resource".into(), resource.clone().into());
         document.insert(
             "authorization_servers".into(),
             self.authorization_servers.clone().into(),
@@ -376,7 +405,7 @@ impl ResourceServerBuilder {
                 .unwrap_or(HeaderValue::from_static("no-cache"));
         Ok(ResourceServer {
             inner: Arc::new(Prepared {
-                resource: self.resource.into(),
+                resource: resource.into(),
                 metadata_path,
                 metadata_url,
                 document,
@@ -389,13 +418,21 @@ impl ResourceServerBuilder {
     }
 }
 
-/// Checks the canonical resource URI and returns its path.
-fn check_resource(uri: &str) -> Result<String, ResourceServerError> {
+/// Checks the canonical resource URI and returns it in its normal form (RFC 3986 §6.2.2:
+/// scheme and host in lower case, no default or empty port, no dot segments, percent-encoding
+/// normalised) with that form's path. The normal form is what the metadata publishes and what
+/// an audience must equal: clients that normalise the URL they were given (the Python SDK
+/// does) ask the authorization server for exactly it.
+fn check_resource(uri: &str) -> Result<(String, String), ResourceServerError> {
     let fault = |fault| ResourceServerError::Resource {
         uri: uri.to_owned(),
         fault,
     };
-    let parsed = fluent_uri::Uri::parse(uri).map_err(|_| fault(ResourceFault::NotAUri))?;
+    let given = fluent_uri::Uri::parse(uri).map_err(|_| fault(ResourceFault::NotAUri))?;
+    let normal = fluent_uri::normalize::Normalizer::new()
+        .normalize(&given)
+        .map_err(|_| fault(ResourceFault::NotAUri))?;
+    let parsed = normal.borrow();
     if parsed.fragment().is_some() {
         return Err(fault(ResourceFault::Fragment));
     }
@@ -405,6 +442,15 @@ fn check_resource(uri: &str) -> Result<String, ResourceServerError> {
     let Some(authority) = parsed.authority().filter(|a| !a.host().is_empty()) else {
         return Err(fault(ResourceFault::NotAUri));
     };
+    if authority.userinfo().is_some() {
+        return Err(fault(ResourceFault::UserInfo));
+    }
+    let path = parsed.path().as_str();
+    // The MCP specification's canonical server URI has no trailing slash; clients compare the
+    // published resource with the URL they were given and refuse a mismatch.
+    if path.len() > 1 && path.ends_with('/') {
+        return Err(fault(ResourceFault::TrailingSlash));
+    }
     let scheme = parsed.scheme().as_str();
     let host = authority.host();
     let loopback = host.eq_ignore_ascii_case("localhost")
@@ -417,7 +463,8 @@ fn check_resource(uri: &str) -> Result<String, ResourceServerError> {
     if !secure {
         return Err(fault(ResourceFault::Scheme));
     }
-    Ok(parsed.path().as_str().to_owned())
+    let path = path.to_owned();
+    Ok((normal.into_string(), path))
 }
 
 /// Whether `uri` is an absolute `http` or `https` URI with a host.
@@ -438,6 +485,11 @@ pub enum ResourceFault {
     Fragment,
     /// It has a query (the crate derives the well-known location from the path alone).
     Query,
+    /// It has user information (`user@host`).
+    UserInfo,
+    /// Its path, not the root, ends in `/` (the MCP specification's canonical form has none,
+    /// and clients refuse a published resource that is not the URL they were given).
+    TrailingSlash,
 }
 
 /// Why a [`ResourceServer`] could not be built.
@@ -479,6 +531,8 @@ impl fmt::Display for ResourceServerError {
                     ResourceFault::Scheme => "is neither https nor http on a loopback host",
                     ResourceFault::Fragment => "has a fragment",
                     ResourceFault::Query => "has a query",
+                    ResourceFault::UserInfo => "has user information",
+                    ResourceFault::TrailingSlash => "has a trailing slash",
                 };
                 write!(f, "the resource URI {uri:?} {why}")
             }
@@ -538,6 +592,35 @@ mod tests {
     }
 
     #[test]
+    fn the_resource_is_published_and_compared_in_its_normal_form() {
+        for spelt in [
+            "http://LOCALHOST/mcp",
+            "http://localhost:80/mcp",
+            "HTTP://localhost/mcp",
+            "http://localhost:/a/../mcp",
+            "http://localhost/%6dcp",
+        ] {
+            let rs = builder(spelt).build().unwrap();
+            assert_eq!(rs.resource(), "http://localhost/mcp", "{spelt}");
+            assert_eq!(
+                rs.metadata_url(),
+                "http://localhost/.well-known/oauth-protected-resource/mcp"
+            );
+        }
+        let https = builder("https://MCP.example.com:443/mcp").build().unwrap();
+        assert_eq!(https.resource(), "https://mcp.example.com/mcp");
+        let port = builder("https://mcp.example.com:8443/mcp").build().unwrap();
+        assert_eq!(port.resource(), "https://mcp.example.com:8443/mcp");
+        assert_eq!(
+            port.metadata_paths(),
+            [
+                "/.well-known/oauth-protected-resource/mcp",
+                "/.well-known/oauth-protected-resource"
+            ]
+        );
+    }
+
+    #[test]
     fn unusable_configurations_are_refused_with_what_is_wrong() {
         let fault = |uri: &str| match builder(uri).build() {
             Err(ResourceServerError::Resource { fault, .. }) => Some(fault),
@@ -556,6 +639,15 @@ mod tests {
             fault("https://mcp.example.com/mcp?a=1"),
             Some(ResourceFault::Query)
         );
+        assert_eq!(
+            fault("https://u:p@mcp.example.com/mcp"),
+            Some(ResourceFault::UserInfo)
+        );
+        assert_eq!(
+            fault("https://mcp.example.com/mcp/"),
+            Some(ResourceFault::TrailingSlash)
+        );
+        assert_eq!(fault("https://mcp.example.com/"), None);
         assert_eq!(fault("http://localhost:3000/mcp"), None);
         assert_eq!(fault("http://[::1]:3000/mcp"), None);
         let none = ResourceServer::builder("https://x/mcp", |_, _| async {

@@ -28,8 +28,9 @@ impl Forbidden {
     /// `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` naming `scopes`
     /// (name every scope the client should then hold, not only the missing one: a client
     /// stepping up asks for what the challenge names), and the metadata's URL when the
-    /// service is a [resource server](crate::transport::http::oauth). Scopes that are not
-    /// RFC 6749 `scope-token`s are left out of the challenge.
+    /// service is a [resource server](crate::transport::http::oauth). A scope that is not an
+    /// RFC 6749 `scope-token` (printable ASCII without space, `"` or `\`) cannot be asked for:
+    /// the refusal is then answered 500, the host's bug, logged.
     pub fn insufficient_scope<I, S>(scopes: I) -> Self
     where
         I: IntoIterator<Item = S>,

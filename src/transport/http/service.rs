@@ -192,9 +192,14 @@ impl HttpService {
     ///
     /// Every refusal is decided before the body is read (an HTTP/1.1 connection is then
     /// closed), except the scope policy's, which needs the message; each carries a JSON-RPC
-    /// error (-32600) whose `data` repeats the RFC 6750 `error` and `error_description`. The
-    /// token itself is never logged, never recorded in a metric and never reaches the host:
-    /// tools, readers, renderers and completers see what the verifier built from it and a
+    /// error (-32600) whose `data` repeats the RFC 6750 `error` and `error_description`. A
+    /// scope policy that panics, or a scope the host names that is not an RFC 6749
+    /// `scope-token`, is the host's bug: 500, nothing said, logged.
+    ///
+    /// The token itself is never logged, never recorded in a metric and never reaches host
+    /// code but the verifier: the `Authorization` header is taken out of the head before
+    /// `authorize`, `authorize_async` and `authorize_body` see it. Tools, readers, renderers
+    /// and completers see what the verifier built from it and a
     /// [`Grant`](crate::transport::http::oauth::Grant) in their context's extensions.
     #[must_use]
     pub fn resource_server(self, resource_server: ResourceServer) -> Self {
@@ -252,17 +257,21 @@ impl HttpService {
     {
         let c = &*self.config;
         let deadline = Instant::now() + c.read_timeout;
-        let (parts, body) = req.into_parts();
-        let head = Head::scan(&parts.headers);
+        let (mut parts, body) = req.into_parts();
+        let mut presented = None;
         if let Some(rs) = c.resource_server.as_ref() {
             if rs.is_metadata_path(parts.uri.path()) {
+                let head = Head::scan(&parts.headers);
                 gatekeeping::check_host_and_origin(c, &parts, &head).map_err(Rejection::unread)?;
                 return bearer::metadata(rs, &parts).map_err(Rejection::unread);
             }
+            // Taken before any hook sees the head: no host code but the verifier reads a token.
+            presented = Some((rs, bearer::take_credentials(&mut parts)));
         }
+        let head = Head::scan(&parts.headers);
         gatekeeping::check_head(c, &parts, &head).map_err(Rejection::unread)?;
-        let mut extensions = match &c.resource_server {
-            Some(rs) => bearer::admit(rs, &parts, deadline)
+        let mut extensions = match presented {
+            Some((rs, presented)) => bearer::admit(rs, presented, deadline)
                 .await
                 .map_err(Rejection::unread)?,
             None => Extensions::new(),

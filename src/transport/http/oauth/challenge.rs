@@ -127,9 +127,10 @@ pub(crate) fn credentials(headers: &HeaderMap) -> Credentials<'_> {
 }
 
 /// Whether a query string carries an `access_token` parameter (RFC 6750 §2.3, which the MCP
-/// specification forbids), its name percent-encoded or not.
+/// specification forbids), its name percent-encoded or not, after `&` or `;` (a separator in
+/// HTML 4 and to some servers and proxies still).
 pub(crate) fn query_carries_token(query: &str) -> bool {
-    query.split('&').any(|pair| {
+    query.split(['&', ';']).any(|pair| {
         let name = pair.split('=').next().unwrap_or_default();
         decoded_eq(name, "access_token")
     })
@@ -245,6 +246,7 @@ mod tests {
         assert!(query_carries_token("a=1&access_token"));
         assert!(query_carries_token("access%5Ftoken=x"));
         assert!(query_carries_token("%61ccess_token=x"));
+        assert!(query_carries_token("x=1;access_token=y"));
         assert!(!query_carries_token("access_tokens=x"));
         assert!(!query_carries_token("token=access_token"));
         assert!(!query_carries_token("access_toke%"));

@@ -224,8 +224,10 @@ impl TokenRefusal {
         Self::of(RefusalKind::Audience, "issued for another resource")
     }
 
-    /// A valid token that lacks `scopes`: 403 `error="insufficient_scope"` naming what the
-    /// client should ask for (these and what the token already holds).
+    /// A valid token that lacks a scope: 403 `error="insufficient_scope"` naming `scopes`,
+    /// which should be every scope the client should then hold (what the token has and what
+    /// it lacks): a client stepping up may ask for exactly these. A scope that is not an RFC
+    /// 6749 `scope-token` makes the answer a 500 (the host's bug, logged).
     pub fn insufficient_scope<I, S>(scopes: I) -> Self
     where
         I: IntoIterator<Item = S>,

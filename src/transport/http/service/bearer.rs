@@ -6,8 +6,8 @@ use crate::dispatch::Extensions;
 use crate::protocol::{codes, Incoming, RpcError};
 use crate::server::guarded;
 use crate::transport::http::oauth::{
-    credentials, query_carries_token, Access, BearerToken, ChallengeError, Credentials, Grant,
-    RefusalKind, ResourceServer, TokenRefusal, VerifiedToken,
+    credentials, is_scope_token, query_carries_token, Access, BearerToken, ChallengeError,
+    Credentials, Grant, PolicyFault, RefusalKind, ResourceServer, TokenRefusal, VerifiedToken,
 };
 use crate::transport::http::rejection::{json, Rejection};
 use bytes::Bytes;
@@ -49,33 +49,61 @@ pub(super) fn metadata(
     Ok(r)
 }
 
-/// The bearer token of the request, verified: the caller's context (the host's principal
-/// and the [`Grant`]), or the refusal RFC 6750 prescribes. Bounded by the read deadline.
+/// What a request presented as its credentials, taken out of its head.
+#[derive(Debug)]
+pub(super) enum Presented {
+    /// An `access_token` in the query string.
+    InQuery,
+    Absent,
+    Bearer(BearerToken),
+    Malformed,
+    Several,
+}
+
+/// Takes the request's credentials out of its head: the `Authorization` header is removed, so
+/// that the host's hooks, which see the head after this, never see a token.
+pub(super) fn take_credentials(parts: &mut Parts) -> Presented {
+    let presented = if parts.uri.query().is_some_and(query_carries_token) {
+        Presented::InQuery
+    } else {
+        match credentials(&parts.headers) {
+            Credentials::Bearer(token) => Presented::Bearer(BearerToken::new(token)),
+            Credentials::Absent => Presented::Absent,
+            Credentials::Malformed => Presented::Malformed,
+            Credentials::Several => Presented::Several,
+        }
+    };
+    parts.headers.remove(header::AUTHORIZATION);
+    presented
+}
+
+/// The bearer token the request presented, verified: the caller's context (the host's
+/// principal and the [`Grant`]), or the refusal RFC 6750 prescribes. Bounded by the read
+/// deadline.
 pub(super) async fn admit(
     rs: &ResourceServer,
-    parts: &Parts,
+    presented: Presented,
     deadline: Instant,
 ) -> Result<Extensions, Rejection> {
-    if parts.uri.query().is_some_and(query_carries_token) {
-        return Err(refusal(
-            rs,
-            StatusCode::BAD_REQUEST,
-            ChallengeError::InvalidRequest,
-            "access tokens are accepted only in the Authorization header",
-        ));
-    }
-    let token = match credentials(&parts.headers) {
-        Credentials::Bearer(token) => BearerToken::new(token),
-        Credentials::Absent => {
-            let error = RpcError::new(codes::INVALID_REQUEST, "Unauthorized");
-            return Err(
-                Rejection::new(StatusCode::UNAUTHORIZED, error).challenge(rs.challenge(None, None))
-            );
+    let token = match presented {
+        Presented::Bearer(token) => token,
+        Presented::InQuery => {
+            return Err(refusal(
+                rs,
+                StatusCode::BAD_REQUEST,
+                ChallengeError::InvalidRequest,
+                "access tokens are accepted only in the Authorization header",
+            ));
         }
-        Credentials::Malformed => {
+        Presented::Absent => {
+            let error = RpcError::new(codes::INVALID_REQUEST, "Unauthorized");
+            let challenge = rs.challenge(None, None);
+            return Err(Rejection::new(StatusCode::UNAUTHORIZED, error).challenge(challenge));
+        }
+        Presented::Malformed => {
             return Err(invalid_token(rs, "the bearer token is malformed"));
         }
-        Credentials::Several => {
+        Presented::Several => {
             return Err(refusal(
                 rs,
                 StatusCode::BAD_REQUEST,
@@ -177,12 +205,15 @@ fn refusal(
 }
 
 /// 403 `insufficient_scope` naming `scopes`, with the metadata's URL when there is a
-/// resource server. Scopes that are not scope-tokens are left out (they cannot be quoted).
+/// resource server. A scope that is not a scope-token cannot be quoted in a challenge nor
+/// granted by any authorization server: the host's bug, answered 500 and logged.
 pub(super) fn insufficient_scope(rs: Option<&ResourceServer>, scopes: &[String]) -> Rejection {
     const DESCRIPTION: &str = "the access token lacks a scope this request needs";
+    if let Some(bad) = scopes.iter().find(|s| !is_scope_token(s)) {
+        return host_fault("insufficient_scope", bad);
+    }
     let scope = scopes
         .iter()
-        .filter(|s| crate::transport::http::oauth::is_scope_token(s))
         .map(String::as_str)
         .collect::<Vec<_>>()
         .join(" ");
@@ -226,10 +257,30 @@ pub(super) fn check_scopes(
         grant,
         extensions,
     };
-    let Some(missing) = rs.missing_scopes(&access) else {
-        return Ok(());
+    let missing = match rs.missing_scopes(&access) {
+        Ok(Some(missing)) => missing,
+        Ok(None) => return Ok(()),
+        Err(PolicyFault::Panicked) => {
+            tracing::error!(hook = "scopes_needed", "the scope policy panicked");
+            return Err(Rejection::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                RpcError::internal(),
+            ));
+        }
+        Err(PolicyFault::NotAScope(bad)) => return Err(host_fault("scopes_needed", &bad)),
     };
     let mut scopes = grant.scopes().to_vec();
     scopes.extend(missing);
     Err(insufficient_scope(Some(rs), &scopes))
+}
+
+/// A scope the host named that is not an RFC 6749 `scope-token`: 500, nothing said, the fault
+/// logged (the scope is the host's string, not the caller's).
+fn host_fault(hook: &'static str, scope: &str) -> Rejection {
+    tracing::error!(
+        hook,
+        scope,
+        "a scope named by the host is not an RFC 6749 scope-token"
+    );
+    Rejection::new(StatusCode::INTERNAL_SERVER_ERROR, RpcError::internal())
 }
