@@ -155,30 +155,7 @@ async fn try_send(
     h2: bool,
     req: http::Request<Full<Bytes>>,
 ) -> Result<(u16, Value), String> {
-    let io = TokioIo::new(TcpStream::connect(addr).await.unwrap());
-    let resp = if h2 {
-        let (mut tx, conn) = hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
-            .await
-            .map_err(|e| e.to_string())?;
-        tokio::spawn(conn);
-        tx.send_request(req).await
-    } else {
-        let (mut tx, conn) = hyper::client::conn::http1::handshake(io)
-            .await
-            .map_err(|e| e.to_string())?;
-        tokio::spawn(conn);
-        tx.send_request(req).await
-    }
-    .map_err(|e| format!("no response: {e}"))?;
-    let status = resp.status().as_u16();
-    let body = resp
-        .into_body()
-        .collect()
-        .await
-        .map_err(|e| e.to_string())?
-        .to_bytes();
-    let v = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    Ok((status, v))
+    Conn::open(addr, h2).await.send(req).await
 }
 
 /// F1 (clear bug). Every other piece of host code on the request path — `authorize`,
