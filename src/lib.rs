@@ -42,6 +42,7 @@ pub mod content;
 mod dispatch;
 mod error;
 pub mod handler;
+pub mod health;
 pub mod metrics;
 mod model;
 pub mod protocol;

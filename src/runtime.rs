@@ -71,6 +71,7 @@ mod error;
 mod http;
 mod message;
 mod pool;
+mod probe;
 mod serving;
 mod stdio;
 
@@ -177,10 +178,13 @@ impl Application {
             queue: config.queue,
             deadline: config.deadline,
         };
+        let pool = Pool::new(settings);
+        let dispatcher: DispatcherSlot = Arc::new(RwLock::new(None));
         let mut shared = Shared {
             server: server.clone(),
-            pool: Pool::new(settings),
-            dispatcher: Arc::new(RwLock::new(None)),
+            probe: Arc::new(probe::RuntimeProbe::new(dispatcher.clone(), pool.clone())),
+            pool,
+            dispatcher,
             call_timeout: config.deadline + Duration::from_secs(10),
             #[cfg(feature = "connectome")]
             reporter: Arc::new(RwLock::new(None)),
@@ -209,7 +213,15 @@ impl Application {
         if let Some(slot) = config.http.clone() {
             let (server, pool) = (shared.server.clone(), shared.pool.clone());
             let open = shared.http_open.clone();
-            transports.push(children::http(slot, server, pool, open, config.deadline));
+            let probe: Arc<dyn crate::health::Probe> = shared.probe.clone();
+            transports.push(children::http(
+                slot,
+                server,
+                pool,
+                probe,
+                open,
+                config.deadline,
+            ));
         }
         transports.extend(config.transports.iter().cloned());
         for spec in &transports {
@@ -252,6 +264,7 @@ impl Application {
             None => SupervisorRef::spawn(config.name.clone(), root).await,
         };
         let (root, _join) = spawned.map_err(ApplicationError::Start)?;
+        let _ = shared.probe.root.set(root.cell());
         Ok(ApplicationRef {
             root,
             shared: Arc::new(shared),
@@ -262,6 +275,8 @@ impl Application {
 struct Shared {
     /// The validated, live catalog: read by every request path without a round trip.
     server: Server,
+    /// What the runtime's health is read from.
+    probe: Arc<probe::RuntimeProbe>,
     pool: Pool,
     dispatcher: DispatcherSlot,
     /// How long a transport supervisor call may take: a stop waits for the calls in flight.
@@ -379,6 +394,16 @@ impl ApplicationRef {
             }
             _ => Err(ApplicationError::CatalogUnavailable),
         }
+    }
+
+    /// The runtime's health, read now without a message: live while the supervision tree
+    /// is up; ready while, besides, the catalog actor runs, the dispatch pool admits calls and
+    /// no [`ApplicationRef::stop`] has begun. A restart of the catalog actor or the pool makes
+    /// it unready until the new one runs. [`crate::transport::http::HttpService::health_paths`]
+    /// serves it over HTTP.
+    pub fn health(&self) -> crate::health::Health {
+        use crate::health::Probe;
+        self.shared.probe.health()
     }
 
     /// The server the runtime serves, read without asking the catalog actor: a clone sharing
@@ -590,6 +615,7 @@ impl ApplicationRef {
     /// # Errors
     /// [`ApplicationError::Stop`] when it is still stopping after `timeout`, or was not running.
     pub async fn stop(&self, timeout: Duration) -> Result<(), ApplicationError> {
+        self.shared.probe.stop_begins();
         self.root
             .stop_gracefully(timeout)
             .await

@@ -132,6 +132,7 @@ pub(crate) fn http(
     slot: HttpSlot,
     server: Server,
     pool: Pool,
+    probe: std::sync::Arc<dyn crate::health::Probe>,
     open: OpenConnections,
     deadline: Duration,
 ) -> ChildSpec {
@@ -142,6 +143,7 @@ pub(crate) fn http(
             slot: slot.clone(),
             server: server.clone(),
             pool: pool.clone(),
+            probe: probe.clone(),
             open: open.clone(),
             shutdown,
         };

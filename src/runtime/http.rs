@@ -69,6 +69,7 @@ pub(crate) struct ListenerArgs {
     pub(crate) slot: HttpSlot,
     pub(crate) server: Server,
     pub(crate) pool: Pool,
+    pub(crate) probe: Arc<dyn crate::health::Probe>,
     pub(crate) open: OpenConnections,
     /// How long the connections may take to finish their calls in flight when stopped.
     pub(crate) shutdown: Duration,
@@ -94,11 +95,11 @@ impl Actor for HttpListener {
         let std_listener = args.slot.listener.try_clone()?;
         std_listener.set_nonblocking(true)?;
         let listener = TcpListener::from_std(std_listener)?;
-        let service = args
-            .slot
-            .service
-            .clone()
-            .managed(args.server, Arc::new(args.pool));
+        let service =
+            args.slot
+                .service
+                .clone()
+                .managed(args.server, Arc::new(args.pool), args.probe);
         let (options, open, shutdown) = (args.slot.options, args.open, args.shutdown);
         Ok(Serving::spawn(move |stopped| {
             accept_loop(listener, service, options, open, shutdown, stopped)

@@ -160,6 +160,12 @@ impl fmt::Debug for Pool {
 }
 
 impl Pool {
+    /// Whether a pool actor runs and admits calls now.
+    pub(crate) fn admits(&self) -> bool {
+        let current = self.current.read().unwrap_or_else(|e| e.into_inner());
+        current.as_ref().is_some_and(|a| !a.closed.is_cancelled())
+    }
+
     pub(crate) fn new(settings: PoolSettings) -> Self {
         Pool {
             shared: Arc::new(PoolShared {

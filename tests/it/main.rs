@@ -64,6 +64,7 @@ mod runtime_caller_context;
 mod runtime_dispatch_error_wire;
 mod runtime_embedding;
 mod runtime_faults;
+mod runtime_health;
 mod runtime_http;
 mod runtime_pool;
 mod runtime_reporter;

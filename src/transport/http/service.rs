@@ -9,6 +9,7 @@
 mod bearer;
 mod config;
 mod gatekeeping;
+mod health;
 mod mcp_headers;
 
 pub use config::{AllowedOrigins, DEFAULT_READ_TIMEOUT, MAX_BODY_BYTES};
@@ -82,6 +83,8 @@ impl HttpService {
                 authorize_body: None,
                 authorize_async: None,
                 resource_server: None,
+                health: None,
+                probe: Arc::new(crate::health::Answering),
                 origins,
                 hosts: ["localhost", "127.0.0.1", "[::1]"]
                     .map(String::from)
@@ -94,11 +97,18 @@ impl HttpService {
         }
     }
 
-    /// The same service over `server`, its host work run by `exec` (the runtime's pool).
-    pub(crate) fn managed(self, server: Server, exec: Arc<dyn RunPending>) -> Self {
+    /// The same service over `server`, its host work run by `exec` (the runtime's pool), its
+    /// health said by `probe` (the runtime's).
+    pub(crate) fn managed(
+        self,
+        server: Server,
+        exec: Arc<dyn RunPending>,
+        probe: Arc<dyn crate::health::Probe>,
+    ) -> Self {
         self.with(|c| {
             c.server = server;
             c.exec = exec;
+            c.probe = probe;
         })
     }
 
@@ -206,6 +216,23 @@ impl HttpService {
         self.with(|c| c.resource_server = Some(resource_server))
     }
 
+    /// Answers liveness at `live` and readiness at `ready` ([`crate::health`]), to `GET` and
+    /// `HEAD`, for a load balancer or an orchestrator: 200 `{"status":"live"}` /
+    /// `{"status":"ready"}`, or 503 naming why (`{"status":"unready","unready":["catalog"]}`),
+    /// `Cache-Control: no-store`. `Host` and `Origin` are checked as on the endpoint; no hook
+    /// runs and no token is asked for. Under the runtime the answer is
+    /// [`ApplicationRef::health`](crate::runtime::ApplicationRef::health)'s; served alone, the
+    /// service is live and ready while it answers. The paths must differ from the MCP
+    /// endpoint's, whose `GET` stays 405.
+    #[must_use]
+    pub fn health_paths(self, live: impl Into<String>, ready: impl Into<String>) -> Self {
+        let paths = config::HealthPaths {
+            live: live.into(),
+            ready: ready.into(),
+        };
+        self.with(|c| c.health = Some(paths))
+    }
+
     /// Serves only this path; every other path is answered 404.
     #[must_use]
     pub fn path(self, path: impl Into<String>) -> Self {
@@ -258,6 +285,13 @@ impl HttpService {
         let c = &*self.config;
         let deadline = Instant::now() + c.read_timeout;
         let (mut parts, body) = req.into_parts();
+        if let Some(paths) = &c.health {
+            if let Some(probe) = health::which(paths, parts.uri.path()) {
+                let head = Head::scan(&parts.headers);
+                gatekeeping::check_host_and_origin(c, &parts, &head).map_err(Rejection::unread)?;
+                return health::answer(probe, c.probe.health(), &parts).map_err(Rejection::unread);
+            }
+        }
         let mut presented = None;
         if let Some(rs) = c.resource_server.as_ref() {
             if rs.is_metadata_path(parts.uri.path()) {

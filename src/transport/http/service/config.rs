@@ -2,6 +2,7 @@
 //! the `Origin` policy, the defaults, and the configuration the builder methods fill.
 
 use crate::dispatch::Extensions;
+use crate::health::Probe;
 use crate::protocol::Revision;
 use crate::server::{Server, MODERN_ONLY};
 use crate::transport::http::headers;
@@ -56,6 +57,13 @@ impl AllowedOrigins {
     }
 }
 
+/// Where liveness and readiness are answered.
+#[derive(Debug, Clone)]
+pub(super) struct HealthPaths {
+    pub(super) live: String,
+    pub(super) ready: String,
+}
+
 /// Everything a service decides with, shared by its clones.
 #[derive(Clone)]
 pub(super) struct Config {
@@ -67,6 +75,10 @@ pub(super) struct Config {
     pub(super) authorize_body: Option<Arc<AuthorizeBody>>,
     /// The asynchronous head hook, when one is set.
     pub(super) authorize_async: Option<Arc<AuthorizeAsync>>,
+    /// The health and readiness paths, when the host chose them.
+    pub(super) health: Option<HealthPaths>,
+    /// Who says how the server is: the runtime, or the transport's own answering.
+    pub(super) probe: Arc<dyn Probe>,
     /// The resource-server mode, when on.
     pub(super) resource_server: Option<ResourceServer>,
     /// The `Origin` policy.
