@@ -18,7 +18,10 @@ mod rejection;
 mod service;
 
 pub use rejection::Forbidden;
-pub use service::{AllowedOrigins, HttpService, DEFAULT_READ_TIMEOUT, MAX_BODY_BYTES};
+pub use service::{
+    AllowedOrigins, Cors, HttpService, DEFAULT_PREFLIGHT_MAX_AGE, DEFAULT_READ_TIMEOUT,
+    MAX_BODY_BYTES,
+};
 
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};

@@ -50,6 +50,7 @@ mod http_bounds;
 mod http_caller_context;
 mod http_connections;
 mod http_content;
+mod http_cors;
 mod http_headers;
 mod http_legacy;
 mod http_mount;

@@ -8,11 +8,14 @@
 
 mod bearer;
 mod config;
+mod cors;
 mod gatekeeping;
 mod health;
 mod mcp_headers;
 
-pub use config::{AllowedOrigins, DEFAULT_READ_TIMEOUT, MAX_BODY_BYTES};
+pub use config::{
+    AllowedOrigins, Cors, DEFAULT_PREFLIGHT_MAX_AGE, DEFAULT_READ_TIMEOUT, MAX_BODY_BYTES,
+};
 
 use super::body;
 use super::headers::{Encoding, Head, Presence, Read};
@@ -60,6 +63,7 @@ impl fmt::Debug for HttpService {
         f.debug_struct("HttpService")
             .field("server", &self.config.server)
             .field("origins", &self.config.origins)
+            .field("cors", &self.config.cors)
             .field("hosts", &self.config.hosts)
             .field("path", &self.config.path)
             .field("read_timeout", &self.config.read_timeout)
@@ -86,6 +90,7 @@ impl HttpService {
                 health: None,
                 probe: Arc::new(crate::health::Answering),
                 origins,
+                cors: None,
                 hosts: ["localhost", "127.0.0.1", "[::1]"]
                     .map(String::from)
                     .to_vec(),
@@ -233,6 +238,26 @@ impl HttpService {
         self.with(|c| c.health = Some(paths))
     }
 
+    /// Answers browser clients' CORS preflights and lets a page read the answers, for the
+    /// origins this service's [`AllowedOrigins`] accepts ([`Cors`] says exactly what is
+    /// answered). Off by default: without it an `OPTIONS` is answered 405 like every method
+    /// but `POST`, and no answer carries a CORS header.
+    ///
+    /// ```
+    /// use beam_mcp::transport::http::{AllowedOrigins, Cors, HttpService};
+    /// use beam_mcp::{Catalog, Server, ServerConfig};
+    ///
+    /// let server = Server::new(ServerConfig::new(Catalog::new())).unwrap();
+    /// let service = HttpService::new(server, |_| Ok(()), AllowedOrigins::list(["https://app.example.com"]))
+    ///     .path("/mcp")
+    ///     .cors(Cors::new());
+    /// # let _ = service;
+    /// ```
+    #[must_use]
+    pub fn cors(self, cors: Cors) -> Self {
+        self.with(|c| c.cors = Some(cors))
+    }
+
     /// Serves only this path; every other path is answered 404.
     #[must_use]
     pub fn path(self, path: impl Into<String>) -> Self {
@@ -264,7 +289,8 @@ impl HttpService {
         B::Data: bytes::Buf,
     {
         let version = req.version();
-        match self.answer(req).await {
+        let cors = cors::Answer::of(&self.config, &req);
+        let mut response = match self.answer(req).await {
             Ok(r) => r,
             Err(refuse) => {
                 crate::metrics::refusal(
@@ -274,7 +300,11 @@ impl HttpService {
                 );
                 refuse.into_response(version)
             }
+        };
+        if let Some(cors) = cors {
+            cors.apply(&mut response);
         }
+        response
     }
 
     async fn answer<B>(&self, req: Request<B>) -> Result<Response<Full<Bytes>>, Rejection>
@@ -291,6 +321,9 @@ impl HttpService {
                 gatekeeping::check_host_and_origin(c, &parts, &head).map_err(Rejection::unread)?;
                 return health::answer(probe, c.probe.health(), &parts).map_err(Rejection::unread);
             }
+        }
+        if let Some(answered) = cors::preflight(c, &parts) {
+            return answered;
         }
         let mut presented = None;
         if let Some(rs) = c.resource_server.as_ref() {

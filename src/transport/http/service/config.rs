@@ -1,5 +1,6 @@
 //! What an [`HttpService`](super::HttpService) is configured with: the caller's hook types,
-//! the `Origin` policy, the defaults, and the configuration the builder methods fill.
+//! the `Origin` policy, CORS ([`Cors`]), the defaults, and the configuration the builder
+//! methods fill.
 
 use crate::dispatch::Extensions;
 use crate::health::Probe;
@@ -28,6 +29,81 @@ pub(super) type AuthorizeBody = dyn Fn(&Parts, &Bytes) -> Result<(), Forbidden> 
 /// The `authorize_async` hook: the head, answered later with the caller's [`Extensions`].
 pub(super) type AuthorizeAsync =
     dyn Fn(&Parts) -> crate::BoxFuture<Result<Extensions, Forbidden>> + Send + Sync;
+
+/// How long a browser may keep a preflight's answer by default: two hours, the most Chromium
+/// keeps one (Firefox keeps up to a day).
+pub const DEFAULT_PREFLIGHT_MAX_AGE: Duration = Duration::from_secs(7200);
+
+/// CORS for browser clients: a page served from an origin the service's
+/// [`AllowedOrigins`](super::AllowedOrigins) accepts may call the endpoint (and, in the
+/// resource-server mode, fetch the metadata document) with `fetch`. Off unless set with
+/// [`HttpService::cors`](super::HttpService::cors).
+///
+/// - A preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) on the endpoint
+///   or a metadata path is answered 204 when its `Host` and `Origin` pass the rules every
+///   request meets, and otherwise refused 403 with no CORS header, as any request from that
+///   origin or to that host is. It runs no hook and verifies no token (a browser never sends
+///   credentials on a preflight); nothing reaches the host. Any other `OPTIONS` is 405 as
+///   without CORS.
+/// - The endpoint's preflight admits `POST` (`GET` and `HEAD` need no admitting: the endpoint
+///   answers them 405, which the page can then read) and exactly the headers MCP clients
+///   write: `Content-Type`, `Accept`, `Authorization`, `MCP-Protocol-Version`, `Mcp-Method`,
+///   `Mcp-Name`, and each `Mcp-Param-*` header the preflight asks for (echoed, never listed
+///   from the catalog: a preflight carries no credentials, so a per-caller view could not
+///   apply; the request itself still has its `Mcp-Param-*` headers checked against the tool
+///   it calls). The metadata's preflight admits `GET` with `Accept` and
+///   `MCP-Protocol-Version`. Anything else a preflight asks for is left out, and the browser
+///   then refuses the request itself.
+/// - Every answer to an allowed origin on those paths, refusals included, carries
+///   `Access-Control-Allow-Origin` (the request's origin; `*` under
+///   [`AllowedOrigins::Any`](super::AllowedOrigins::Any)) and
+///   `Access-Control-Expose-Headers: WWW-Authenticate` (the resource-server mode's
+///   challenges; the endpoint sends no `Mcp-Session-Id` nor `MCP-Protocol-Version` to expose).
+///   Every answer on those paths carries `Vary: Origin` (a preflight's, also
+///   `Access-Control-Request-Method` and `-Headers`).
+/// - Credentials are never allowed: no answer carries `Access-Control-Allow-Credentials`, so a
+///   browser sends no cookie or HTTP authentication it holds for the server and gives the page
+///   no answer to a request that did. A browser client authenticates with a bearer token it
+///   writes into `Authorization` itself. So `*` is never paired with credentials.
+///
+/// Every other rule is unchanged: a request from a page meets the same `Host`, `Origin`, hook,
+/// token, media-type and MCP-header checks as any other.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cors {
+    max_age: HeaderValue,
+}
+
+impl Cors {
+    /// CORS for the origins the service's [`AllowedOrigins`](super::AllowedOrigins) accepts,
+    /// preflights kept for [`DEFAULT_PREFLIGHT_MAX_AGE`].
+    pub fn new() -> Self {
+        Cors::default()
+    }
+
+    /// How long a browser may keep a preflight's answer (`Access-Control-Max-Age`, whole
+    /// seconds; browsers cap it: Chromium at two hours).
+    #[must_use]
+    pub fn max_age(self, max_age: Duration) -> Self {
+        Cors {
+            max_age: HeaderValue::from(max_age.as_secs()),
+        }
+    }
+}
+
+impl Cors {
+    /// `Access-Control-Max-Age`, ready for the wire.
+    pub(super) fn max_age_header(&self) -> &HeaderValue {
+        &self.max_age
+    }
+}
+
+impl Default for Cors {
+    fn default() -> Self {
+        Cors {
+            max_age: HeaderValue::from(DEFAULT_PREFLIGHT_MAX_AGE.as_secs()),
+        }
+    }
+}
 
 /// Which `Origin` headers are accepted. A request without `Origin` is always accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +159,8 @@ pub(super) struct Config {
     pub(super) resource_server: Option<ResourceServer>,
     /// The `Origin` policy.
     pub(super) origins: AllowedOrigins,
+    /// CORS for browser clients, when on (for the origins `origins` accepts).
+    pub(super) cors: Option<Cors>,
     /// The host names `Host` (or `:authority`) may carry.
     pub(super) hosts: Vec<String>,
     /// The one path served, when set; every path otherwise.
