@@ -6,10 +6,16 @@
 //! cargo run --example weather -- --runtime-restarts 20 --restart-every-ms 25
 //! cargo run --example weather -- --http 127.0.0.1:4000 --metrics 127.0.0.1:9464
 //! cargo run --example weather -- --http 127.0.0.1:4000 --no-runtime
+//! cargo run --example weather -- --http 127.0.0.1:4000 --cors http://localhost:5173
 //! ```
 //!
 //! `--metrics ADDR` serves what the crate records (`beam_mcp::metrics`) in Prometheus's text
 //! format at `http://ADDR/metrics`.
+//!
+//! `--cors ORIGIN` (repeatable, or a comma list) lets a page served from ORIGIN
+//! (`scheme://host[:port]`, exactly as a browser sends it in `Origin`) call the endpoint:
+//! ORIGIN joins the allowed origins and CORS is on for them (`HttpService::cors`, `docs/http.md`
+//! "CORS"). `tools/browser_interop.sh` runs the TypeScript SDK in Chromium against it.
 //!
 //! `--runtime-restarts N` serves stdio under the supervised runtime instead of the bare
 //! transport, and restarts the stdio connection N times, every `--restart-every-ms` (default
@@ -200,6 +206,7 @@ async fn main() -> ExitCode {
             .init();
     }
     let mut http_addr = None;
+    let mut cors: Vec<String> = Vec::new();
     let mut runtime = true;
     let mut connectome = false;
     let mut restarts: Option<u32> = None;
@@ -212,6 +219,17 @@ async fn main() -> ExitCode {
                 None => return usage(),
             },
             ("--no-runtime", true) => runtime = false,
+            ("--cors", true) => match args.next().map(|list| origins(&list)) {
+                Some(Ok(list)) => cors.extend(list),
+                Some(Err(bad)) => {
+                    eprintln!(
+                        "weather: --cors takes origins as a browser sends them, scheme://host[:port] \
+                         (no path, no trailing slash): {bad:?}"
+                    );
+                    return ExitCode::FAILURE;
+                }
+                None => return usage(),
+            },
             ("--connectome", _) => connectome = true,
             ("--metrics", _) => match args.next().map(|a| a.parse::<std::net::SocketAddr>()) {
                 Some(Ok(addr)) => {
@@ -247,13 +265,13 @@ async fn main() -> ExitCode {
     };
     #[cfg(feature = "http")]
     match http_addr {
-        Some(addr) => return serve_http(server, &addr, runtime).await,
-        // `--no-runtime` chooses how HTTP is served; stdio is served bare already.
-        None if !runtime => return usage(),
+        Some(addr) => return serve_http(server, &addr, runtime, cors).await,
+        // `--no-runtime` and `--cors` choose how HTTP is served; stdio is served bare already.
+        None if !runtime || !cors.is_empty() => return usage(),
         None => {}
     }
     #[cfg(not(feature = "http"))]
-    let _ = (http_addr, runtime);
+    let _ = (http_addr, runtime, cors);
     if let Some(restarts) = restarts {
         let every = std::time::Duration::from_millis(every_ms);
         return serve_stdio_restarting(server, restarts, every).await;
@@ -269,7 +287,7 @@ async fn main() -> ExitCode {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: weather [--http ADDR [--no-runtime]] [--metrics ADDR] [--connectome] [--runtime-restarts N [--restart-every-ms K]]"
+        "usage: weather [--http ADDR [--no-runtime] [--cors ORIGIN[,ORIGIN…]]…] [--metrics ADDR] [--connectome] [--runtime-restarts N [--restart-every-ms K]]"
     );
     ExitCode::FAILURE
 }
@@ -369,13 +387,35 @@ async fn serve_stdio_restarting(
     }
 }
 
+/// The origins of one `--cors` argument, a comma list: each `scheme://host[:port]`, as a
+/// browser writes `Origin` (an origin with a path or a trailing slash would never match one).
+fn origins(list: &str) -> Result<Vec<String>, String> {
+    list.split(',')
+        .map(str::trim)
+        .map(|origin| {
+            let rest = origin
+                .strip_prefix("http://")
+                .or_else(|| origin.strip_prefix("https://"));
+            match rest {
+                Some(authority)
+                    if !authority.is_empty() && !authority.contains(['/', '?', '#']) =>
+                {
+                    Ok(origin.to_owned())
+                }
+                _ => Err(origin.to_owned()),
+            }
+        })
+        .collect()
+}
+
 /// HTTP under the supervised runtime: the listener an actor under the transports supervisor,
 /// each connection a task it owns, tool calls in the dispatch pool. Without the runtime, the bare
-/// transport: the same service on plain tasks. Runs until the process is stopped.
+/// transport: the same service on plain tasks. With `cors` origins, pages from them may call it
+/// (CORS on). Runs until the process is stopped.
 #[cfg(feature = "http")]
-async fn serve_http(server: Server, addr: &str, supervised: bool) -> ExitCode {
+async fn serve_http(server: Server, addr: &str, supervised: bool, cors: Vec<String>) -> ExitCode {
     use beam_mcp::runtime::{Application, ApplicationConfig};
-    use beam_mcp::transport::http::{AllowedOrigins, HttpService, ServeOptions};
+    use beam_mcp::transport::http::{AllowedOrigins, Cors, HttpService, ServeOptions};
     let listener = match std::net::TcpListener::bind(addr) {
         Ok(l) => l,
         Err(e) => {
@@ -383,15 +423,23 @@ async fn serve_http(server: Server, addr: &str, supervised: bool) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // What is logged is the address bound: with port 0 in `--http`, the one the system chose
+    // (`tools/browser_interop.sh` reads it from the log line).
+    let addr = listener
+        .local_addr()
+        .map_or_else(|_| addr.to_owned(), |a| a.to_string());
     // This example accepts every caller that reaches the socket: it is meant to be bound to
     // loopback. A real host checks a credential here, from the request head alone.
     let authorize = |_: &http::request::Parts| Ok(());
-    let service = HttpService::new(
-        server.clone(),
-        authorize,
-        AllowedOrigins::list(["http://localhost", "http://127.0.0.1"]),
-    )
-    .path("/mcp");
+    let mut allowed = vec!["http://localhost".to_owned(), "http://127.0.0.1".to_owned()];
+    allowed.extend(cors.iter().cloned());
+    let mut service =
+        HttpService::new(server.clone(), authorize, AllowedOrigins::list(allowed)).path("/mcp");
+    if !cors.is_empty() {
+        // The pages' origins are allowed above; CORS lets those pages read the answers.
+        tracing::info!(origins = ?cors, "CORS on for browser clients");
+        service = service.cors(Cors::new());
+    }
     if !supervised {
         let listener = match listener
             .set_nonblocking(true)
