@@ -4,8 +4,8 @@
 //! today, no hook run by a preflight, every answer to an allowed origin (refusals, the 405 of
 //! `GET`, JSON-RPC errors) readable by the page, `*` only under `AllowedOrigins::Any` and never
 //! with credentials, and in the resource-server mode the metadata document and the 401
-//! challenge readable cross-origin. `tools/browser_interop.sh` drives the same rules from
-//! Chromium.
+//! challenge readable cross-origin; the health paths left to the probes. `tools/browser_interop.sh`
+//! drives the same rules from Chromium.
 
 use crate::support::http::{self as rig, rpc, spawn, Client, Proto, Resp, BOTH, MODERN};
 
@@ -374,6 +374,31 @@ async fn any_origin_is_answered_with_a_wildcard_and_never_with_credentials() {
             assert_eq!(r.status.as_u16(), 200);
             readable_by(&r, "*", "a list under Any");
         }
+    }
+}
+
+#[tokio::test]
+async fn health_paths_are_left_to_the_probes_even_where_every_path_is_the_endpoint() {
+    // No `.path`: every path is the endpoint, but the health paths are the probes'.
+    let service = HttpService::new(rig::server(), |_| Ok(()), AllowedOrigins::list([PAGE]))
+        .health_paths("/live", "/ready")
+        .cors(Cors::new());
+    let addr = spawn(service).await;
+    for proto in BOTH {
+        let c = Client::new(proto, addr);
+        let r = preflight(&c, "/live", PAGE, "GET", "").await;
+        assert_eq!(r.status.as_u16(), 405, "{proto:?}");
+        assert_eq!(header(&r, "allow"), Some("GET, HEAD"));
+        assert!(cors_headers(&r).is_empty(), "{:?}", r.headers);
+        let req = c.builder("GET", "/ready", None).header("origin", PAGE);
+        let r = c.send(req.body(Full::new(Bytes::new())).unwrap()).await;
+        assert_eq!(r.status.as_u16(), 200, "{proto:?}");
+        assert!(cors_headers(&r).is_empty(), "{:?}", r.headers);
+        assert!(r.headers.get("vary").is_none());
+        // Any other path is the endpoint: its preflight is answered.
+        let r = preflight(&c, "/anything", PAGE, "POST", "content-type").await;
+        assert_eq!(r.status.as_u16(), 204, "{proto:?}");
+        assert_eq!(header(&r, "access-control-allow-origin"), Some(PAGE));
     }
 }
 
