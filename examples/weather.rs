@@ -9,6 +9,10 @@
 //! cargo run --example weather -- --http 127.0.0.1:4000 --cors http://localhost:5173
 //! ```
 //!
+//! Over HTTP, `/livez` and `/readyz` answer liveness and readiness (`HttpService::health_paths`;
+//! under the runtime, `ApplicationRef::health`: unready while the catalog actor restarts or the
+//! tree stops).
+//!
 //! `--metrics ADDR` serves what the crate records (`beam_mcp::metrics`) in Prometheus's text
 //! format at `http://ADDR/metrics`.
 //!
@@ -433,8 +437,10 @@ async fn serve_http(server: Server, addr: &str, supervised: bool, cors: Vec<Stri
     let authorize = |_: &http::request::Parts| Ok(());
     let mut allowed = vec!["http://localhost".to_owned(), "http://127.0.0.1".to_owned()];
     allowed.extend(cors.iter().cloned());
-    let mut service =
-        HttpService::new(server.clone(), authorize, AllowedOrigins::list(allowed)).path("/mcp");
+    // Liveness and readiness for a load balancer, beside the endpoint.
+    let mut service = HttpService::new(server.clone(), authorize, AllowedOrigins::list(allowed))
+        .path("/mcp")
+        .health_paths("/livez", "/readyz");
     if !cors.is_empty() {
         // The pages' origins are allowed above; CORS lets those pages read the answers.
         tracing::info!(origins = ?cors, "CORS on for browser clients");

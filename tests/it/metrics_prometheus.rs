@@ -183,3 +183,26 @@ async fn without_the_runtime_calls_are_served_and_no_pool_reports() {
     );
     server.kill().await.unwrap();
 }
+
+/// The example answers liveness and readiness beside its endpoint and its metrics, under the
+/// runtime and on the bare transport.
+#[tokio::test]
+async fn the_weather_example_serves_its_health_beside_its_metrics() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    for extra in [&[][..], &["--no-runtime"][..]] {
+        let (mut server, c, _) = weather(extra).await;
+        for (path, body) in [
+            ("/livez", json!({"status": "live"})),
+            ("/readyz", json!({"status": "ready"})),
+        ] {
+            let req = c
+                .builder("GET", path, None)
+                .body(http_body_util::Full::new(bytes::Bytes::new()))
+                .unwrap();
+            let r = c.send(req).await;
+            assert_eq!(r.status.as_u16(), 200, "{extra:?} {path}");
+            assert_eq!(r.json(), body);
+        }
+        server.kill().await.unwrap();
+    }
+}
