@@ -7,6 +7,7 @@
 //! cargo run --example weather -- --http 127.0.0.1:4000 --metrics 127.0.0.1:9464
 //! cargo run --example weather -- --http 127.0.0.1:4000 --no-runtime
 //! cargo run --example weather -- --http 127.0.0.1:4000 --cors http://localhost:5173
+//! cargo run --example weather -- --http 127.0.0.1:4000 --otlp http://127.0.0.1:4317
 //! ```
 //!
 //! Over HTTP, `/livez` and `/readyz` answer liveness and readiness (`HttpService::health_paths`;
@@ -20,6 +21,12 @@
 //! (`scheme://host[:port]`, exactly as a browser sends it in `Origin`) call the endpoint:
 //! ORIGIN joins the allowed origins and CORS is on for them (`HttpService::cors`, `docs/http.md`
 //! "CORS"). `tools/browser_interop.sh` runs the TypeScript SDK in Chromium against it.
+//!
+//! `--otlp URL` exports the crate's request and dispatch spans (feature `otel`,
+//! `docs/tracing.md`) over OTLP/gRPC to `URL` (a Jaeger or an OpenTelemetry Collector, port
+//! 4317), as service `weather`: a `tracing-opentelemetry` layer over the OpenTelemetry SDK's
+//! batch span processor, over stdio or HTTP. What is still batched is flushed when the example
+//! exits (stdin closed, or Ctrl-C over HTTP).
 //!
 //! `--runtime-restarts N` serves stdio under the supervised runtime instead of the bare
 //! transport, and restarts the stdio connection N times, every `--restart-every-ms` (default
@@ -191,24 +198,7 @@ async fn complete_place(request: CompletionRequest) -> Result<Completion, Comple
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    // Logs go to stderr: stdout carries protocol frames only. The per-call dispatch span is
-    // for an observing layer (the connectome's); a log of every call is not wanted here, and a
-    // span no layer wants costs nothing (an enabled one costs a formatted field per call).
-    {
-        use tracing_subscriber::filter::{LevelFilter, Targets};
-        use tracing_subscriber::prelude::*;
-        let wanted = Targets::new()
-            .with_default(LevelFilter::INFO)
-            .with_target(beam_mcp::DISPATCH_TARGET, LevelFilter::OFF);
-        tracing_subscriber::registry()
-            .with(
-                tracing_subscriber::fmt::layer()
-                    .with_writer(std::io::stderr)
-                    .with_ansi(false)
-                    .with_filter(wanted),
-            )
-            .init();
-    }
+    let mut otlp = None;
     let mut http_addr = None;
     let mut cors: Vec<String> = Vec::new();
     let mut runtime = true;
@@ -249,6 +239,10 @@ async fn main() -> ExitCode {
                 }
                 _ => return usage(),
             },
+            ("--otlp", _) => match args.next() {
+                Some(url) => otlp = Some(url),
+                None => return usage(),
+            },
             ("--runtime-restarts", _) => match args.next().and_then(|n| n.parse().ok()) {
                 Some(n) => restarts = Some(n),
                 None => return usage(),
@@ -259,6 +253,18 @@ async fn main() -> ExitCode {
             },
             _ => return usage(),
         }
+    }
+    // With `--otlp`, the guard flushes the spans still batched when `main` returns, whichever
+    // way it does.
+    let exporting = match otlp.map(|url| Otlp::start(&url)).transpose() {
+        Ok(otlp) => otlp,
+        Err(e) => {
+            eprintln!("weather: cannot export OTLP: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if exporting.is_none() {
+        subscriber(None);
     }
     let server = match Server::new(config(connectome)) {
         Ok(s) => s,
@@ -291,9 +297,77 @@ async fn main() -> ExitCode {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: weather [--http ADDR [--no-runtime] [--cors ORIGIN[,ORIGIN…]]…] [--metrics ADDR] [--connectome] [--runtime-restarts N [--restart-every-ms K]]"
+        "usage: weather [--http ADDR [--no-runtime] [--cors ORIGIN[,ORIGIN…]]…] [--metrics ADDR] [--otlp URL] [--connectome] [--runtime-restarts N [--restart-every-ms K]]"
     );
     ExitCode::FAILURE
+}
+
+/// The example's `tracing` subscriber, with OpenTelemetry export when `--otlp` asked for it;
+/// the SDK's provider is shut down (what it still holds exported) when this is dropped.
+struct Otlp(opentelemetry_sdk::trace::SdkTracerProvider);
+
+impl Otlp {
+    /// Installs the subscriber: logs on stderr, and the crate's spans exported to `otlp`, an
+    /// OTLP/gRPC endpoint.
+    fn start(otlp: &str) -> Result<Otlp, opentelemetry_otlp::ExporterBuildError> {
+        use opentelemetry::trace::TracerProvider as _;
+        use opentelemetry_otlp::WithExportConfig as _;
+        // The tonic exporter's channel runs on the tokio runtime it is built in (this one);
+        // the batch processor exports from a thread of its own.
+        let exporter = opentelemetry_otlp::SpanExporter::builder()
+            .with_tonic()
+            .with_endpoint(otlp)
+            .build()?;
+        let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
+            .with_batch_exporter(exporter)
+            .with_resource(
+                opentelemetry_sdk::Resource::builder()
+                    .with_service_name("weather")
+                    .build(),
+            )
+            .build();
+        subscriber(Some(provider.tracer("weather")));
+        Ok(Otlp(provider))
+    }
+}
+
+impl Drop for Otlp {
+    fn drop(&mut self) {
+        // Blocks until the batch is exported (or the exporter's timeout): `main`'s own thread,
+        // not a runtime worker, so the tonic channel's tasks run on meanwhile.
+        if let Err(e) = self.0.shutdown() {
+            eprintln!("weather: OTLP export at exit: {e}");
+        }
+    }
+}
+
+/// Logs go to stderr: stdout carries protocol frames only. The request and dispatch spans are
+/// for an observing layer (OpenTelemetry's with `--otlp`, the connectome's); a log of every
+/// call is not wanted here, and a span no layer wants costs nothing (an enabled one costs a
+/// formatted field per call).
+fn subscriber(tracer: Option<opentelemetry_sdk::trace::SdkTracer>) {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::prelude::*;
+    let wanted = Targets::new()
+        .with_default(LevelFilter::INFO)
+        .with_target(beam_mcp::DISPATCH_TARGET, LevelFilter::OFF)
+        .with_target(beam_mcp::otel::REQUEST_TARGET, LevelFilter::OFF);
+    // The crate's spans, and the events logged inside them (a panicking tool's), as span events.
+    let exported = Targets::new().with_target("beam_mcp", LevelFilter::INFO);
+    let otel = tracer.map(|t| {
+        tracing_opentelemetry::layer()
+            .with_tracer(t)
+            .with_filter(exported)
+    });
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(false)
+                .with_filter(wanted),
+        )
+        .with(otel)
+        .init();
 }
 
 /// The server's configuration. With `--connectome`, the four read-only `connectome://`

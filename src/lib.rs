@@ -45,6 +45,10 @@ pub mod handler;
 pub mod health;
 pub mod metrics;
 mod model;
+#[cfg(feature = "otel")]
+pub mod otel;
+#[cfg(not(feature = "otel"))]
+mod otel;
 pub mod protocol;
 pub mod runtime;
 pub mod schema;

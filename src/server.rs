@@ -40,6 +40,7 @@ use crate::connectome::observed::Collector;
 use crate::dispatch::Carrier;
 use crate::dispatch::Extensions;
 use crate::error::{ConfigError, ConfigItem};
+use crate::otel::{RequestSpan, TransportContext};
 use crate::protocol::{decode, Envelope, RequestId, RpcError, ServerInfo};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -217,12 +218,16 @@ impl Server {
     /// as [`crate::CallContext::extensions`].
     pub fn handle_with(&self, frame: &[u8], carrier: Carrier, extensions: Extensions) -> Step {
         match decode(frame) {
-            Ok(message) => route::route(
-                &self.live.current.load(),
-                message,
-                negotiate::Era::of(carrier),
-                extensions,
-            ),
+            Ok(message) => {
+                let span = RequestSpan::open(&message, carrier, TransportContext::default);
+                route::route(
+                    &self.live.current.load(),
+                    message,
+                    negotiate::Era::of(carrier),
+                    extensions,
+                    span,
+                )
+            }
             Err(e) => Step::Reply(Reply::error(e.id.as_ref(), e.error)),
         }
     }
@@ -281,6 +286,9 @@ impl Server {
             message,
             negotiate::Era::of(Carrier::Host),
             extensions,
+            // A host's own dispatch is not an MCP request: its dispatch span opens under the
+            // host's current span, if any.
+            RequestSpan::none(),
         ) {
             Step::Pending(p) => Ok(p),
             Step::Reply(r) | Step::Close(Some(r)) => Err(r),
@@ -318,8 +326,9 @@ impl Snapshot {
         message: crate::protocol::Incoming<'_>,
         era: negotiate::Era,
         extensions: Extensions,
+        span: RequestSpan,
     ) -> Step {
-        route::route(&self.0, message, era, extensions)
+        route::route(&self.0, message, era, extensions, span)
     }
 
     /// The revision a decoded request is served at, or the -32602/-32022 its `_meta` earns

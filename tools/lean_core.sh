@@ -55,7 +55,23 @@ if ! linked --features cluster | grep -q '^ractor_cluster '; then
 fi
 echo "ok: ractor_cluster only with --features cluster"
 
-echo "== the lean builds compile and lint clean"
+# OpenTelemetry (feature `otel`, off by default): neither the API nor the tracing bridge in a
+# default or lean build, and the check must find both when the feature is on.
+otel_only='^(opentelemetry|tracing-opentelemetry) '
+for features in "" "--no-default-features"; do
+  found=$(linked $features | grep -E "$otel_only" || true)
+  if [ -n "$found" ]; then
+    echo "FAIL (${features:-default features}): links OpenTelemetry without the otel feature:"; echo "$found"; fail=1
+  fi
+done
+with=$(linked --features otel | grep -E "$otel_only" | wc -l)
+if [ "$with" -lt 2 ]; then
+  echo "FAIL: with --features otel the check finds $with of the 2 crates: it is not looking"; fail=1
+fi
+echo "ok: opentelemetry and tracing-opentelemetry only with --features otel"
+
+echo "== the lean builds compile and lint clean (and otel without http)"
 cargo clippy -p beam-mcp --lib -- -D warnings
 cargo clippy -p beam-mcp --lib --no-default-features -- -D warnings
+cargo clippy -p beam-mcp --lib --no-default-features --features otel -- -D warnings
 exit "$fail"

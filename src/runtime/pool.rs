@@ -242,6 +242,8 @@ impl Pool {
             };
             let id = pending.id().clone();
             let token = pending.cancellation().clone();
+            // The answer made here (a deadline, a lost task) is the request's: its span has it.
+            let span = pending.span().clone();
             let call = Arc::new(CallState {
                 phase: AtomicU8::new(RUNNING),
                 shared: admission.shared.clone(),
@@ -259,7 +261,11 @@ impl Pool {
             let running = Running::start();
             let ended = watch.wait().await;
             drop(running);
-            ended.unwrap_or_else(|reason| unserved_reply(&id, reason))
+            ended.unwrap_or_else(|reason| {
+                let reply = unserved_reply(&id, reason);
+                reply.end_span(&span);
+                reply
+            })
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::dispatch::{CallContext, CancellationToken, Carrier, ToolCall, ToolErr
 use crate::metrics;
 use crate::model::result::{CallToolResult, CompleteResult, ReadResourceResult};
 use crate::model::Content;
+use crate::otel::RequestSpan;
 use crate::protocol::outcome::{Outcome, Unserved};
 use crate::protocol::{Cacheable, RequestId, Revision, RpcError};
 use crate::schema::{Arguments, Budget, Schema};
@@ -129,6 +130,18 @@ impl Pending {
         }
     }
 
+    /// The same work, run in the request's `span` and answered on it.
+    pub(super) fn traced(mut self, span: RequestSpan) -> Self {
+        self.cancel.trace(span);
+        self
+    }
+
+    /// The request's span: whoever answers the work without it (the pool's deadline) records
+    /// that answer here.
+    pub(crate) fn span(&self) -> &RequestSpan {
+        self.cancel.span()
+    }
+
     /// The call's cancellation token: whoever drops the work for a reason other than its
     /// caller (the pool's deadline) fires it first, so the drop is not counted as a
     /// cancellation.
@@ -155,8 +168,10 @@ impl Pending {
     /// its [`Outcome`] a refusal whose [`crate::Refused::reason`] is `reason`.
     pub fn unserved(self, reason: Unserved) -> Reply {
         let Pending { id, cancel, .. } = self;
+        let reply = unserved_reply(&id, reason);
+        reply.end_span(cancel.span());
         cancel.disarm();
-        unserved_reply(&id, reason)
+        reply
     }
 
     /// Runs the host work and encodes its answer. A host panic is caught: a tool's panic is
@@ -180,96 +195,101 @@ impl Pending {
             work,
             cancel,
         } = self;
-        let ended = match work {
-            Work::Unchecked {
-                tool,
-                arguments,
-                context,
-            } => match checked(&inner, &id, revision, &tool, arguments, context) {
-                Ok(call) => run_tool(&inner, &id, revision, call).await,
-                Err(refusal) => (refusal, HostOutcome::Returned),
-            },
-            Work::Tool { call } => run_tool(&inner, &id, revision, call).await,
-            Work::Read {
-                reader,
-                uri,
-                context,
-            } => {
-                let got = guarded(|| reader.read(&uri, &context)).await;
-                let host = HostOutcome::of(&got);
-                let reply = match got {
-                    Ok(Ok(contents)) => {
-                        let hint = inner.viewed_cache_hint(Cacheable::Resources);
-                        let result = ReadResourceResult {
-                            contents: &contents,
-                            cache: revision.is_modern().then(|| hint.members()),
-                        };
-                        Reply::result(inner.envelope.encode(&id, revision, &result))
-                    }
-                    Ok(Err(e)) => {
-                        Reply::error(Some(&id), not_found(revision, &uri, Some(e.reason())))
-                    }
-                    Err(()) => {
-                        tracing::error!(%uri, "resource reader panicked");
-                        Reply::error(Some(&id), RpcError::internal())
-                    }
-                };
-                (reply, host)
-            }
-            Work::Render {
-                renderer,
-                name,
-                arguments,
-                context,
-            } => {
-                let got = guarded(|| renderer.render(&name, arguments, &context)).await;
-                let host = HostOutcome::of(&got);
-                let reply = match got {
-                    // A rendering is its own `GetPromptResult`.
-                    Ok(Ok(rendered)) => {
-                        Reply::result(inner.envelope.encode(&id, revision, &rendered))
-                    }
-                    Ok(Err(e)) => Reply::error(
-                        Some(&id),
-                        RpcError::invalid_params(
-                            "Prompt could not be rendered",
-                            json!({ "name": name, "reason": e.reason() }),
+        let span = cancel.span().clone();
+        let work = async {
+            match work {
+                Work::Unchecked {
+                    tool,
+                    arguments,
+                    context,
+                } => match checked(&inner, &id, revision, &tool, arguments, context) {
+                    Ok(call) => run_tool(&inner, &id, revision, call).await,
+                    Err(refusal) => (refusal, HostOutcome::Returned),
+                },
+                Work::Tool { call } => run_tool(&inner, &id, revision, call).await,
+                Work::Read {
+                    reader,
+                    uri,
+                    context,
+                } => {
+                    let got = guarded(|| reader.read(&uri, &context)).await;
+                    let host = HostOutcome::of(&got);
+                    let reply = match got {
+                        Ok(Ok(contents)) => {
+                            let hint = inner.viewed_cache_hint(Cacheable::Resources);
+                            let result = ReadResourceResult {
+                                contents: &contents,
+                                cache: revision.is_modern().then(|| hint.members()),
+                            };
+                            Reply::result(inner.envelope.encode(&id, revision, &result))
+                        }
+                        Ok(Err(e)) => {
+                            Reply::error(Some(&id), not_found(revision, &uri, Some(e.reason())))
+                        }
+                        Err(()) => {
+                            tracing::error!(%uri, "resource reader panicked");
+                            Reply::error(Some(&id), RpcError::internal())
+                        }
+                    };
+                    (reply, host)
+                }
+                Work::Render {
+                    renderer,
+                    name,
+                    arguments,
+                    context,
+                } => {
+                    let got = guarded(|| renderer.render(&name, arguments, &context)).await;
+                    let host = HostOutcome::of(&got);
+                    let reply = match got {
+                        // A rendering is its own `GetPromptResult`.
+                        Ok(Ok(rendered)) => {
+                            Reply::result(inner.envelope.encode(&id, revision, &rendered))
+                        }
+                        Ok(Err(e)) => Reply::error(
+                            Some(&id),
+                            RpcError::invalid_params(
+                                "Prompt could not be rendered",
+                                json!({ "name": name, "reason": e.reason() }),
+                            ),
                         ),
-                    ),
-                    Err(()) => {
-                        tracing::error!(prompt = %name, "prompt renderer panicked");
-                        Reply::error(Some(&id), RpcError::internal())
-                    }
-                };
-                (reply, host)
-            }
-            Work::Complete { completer, request } => {
-                let argument = request.argument.clone();
-                let target = request.target.clone();
-                let got = guarded(|| completer.complete(request)).await;
-                let host = HostOutcome::of(&got);
-                let reply = match got {
-                    Ok(Ok(completion)) => {
-                        let body = CompleteResult {
-                            completion: completion.bounded(),
-                        };
-                        Reply::result(inner.envelope.encode(&id, revision, &body))
-                    }
-                    Ok(Err(e)) => Reply::error(
-                        Some(&id),
-                        RpcError::invalid_params(
-                            "Completion refused",
-                            json!({ "argument": &*argument, "reason": e.reason() }),
+                        Err(()) => {
+                            tracing::error!(prompt = %name, "prompt renderer panicked");
+                            Reply::error(Some(&id), RpcError::internal())
+                        }
+                    };
+                    (reply, host)
+                }
+                Work::Complete { completer, request } => {
+                    let argument = request.argument.clone();
+                    let target = request.target.clone();
+                    let got = guarded(|| completer.complete(request)).await;
+                    let host = HostOutcome::of(&got);
+                    let reply = match got {
+                        Ok(Ok(completion)) => {
+                            let body = CompleteResult {
+                                completion: completion.bounded(),
+                            };
+                            Reply::result(inner.envelope.encode(&id, revision, &body))
+                        }
+                        Ok(Err(e)) => Reply::error(
+                            Some(&id),
+                            RpcError::invalid_params(
+                                "Completion refused",
+                                json!({ "argument": &*argument, "reason": e.reason() }),
+                            ),
                         ),
-                    ),
-                    Err(()) => {
-                        tracing::error!(target = target.as_str(), %argument, "completer panicked");
-                        Reply::error(Some(&id), RpcError::internal())
-                    }
-                };
-                (reply, host)
+                        Err(()) => {
+                            tracing::error!(target = target.as_str(), %argument, "completer panicked");
+                            Reply::error(Some(&id), RpcError::internal())
+                        }
+                    };
+                    (reply, host)
+                }
             }
         };
+        let ended = span.around(work).await;
+        ended.0.end_span(&span);
         cancel.disarm();
         ended
     }

@@ -1,6 +1,7 @@
 //! One encoded response and its typed outcome.
 
 use crate::dispatch::{ToolError, ToolOutput};
+use crate::otel::RequestSpan;
 use crate::protocol::outcome::Outcome;
 use crate::protocol::{encode_error, RequestId, RpcError};
 
@@ -46,6 +47,11 @@ impl Reply {
     pub(crate) fn with_tool(mut self, answer: Result<ToolOutput, ToolError>) -> Self {
         self.tool = Some(Box::new(answer));
         self
+    }
+
+    /// Ends the request's `span` with what this reply answers.
+    pub(crate) fn end_span(&self, span: &RequestSpan) {
+        span.answered(self.outcome, self.error.as_deref());
     }
 
     /// The refusal's error object, when the reply is one (taken: the bytes stay).

@@ -17,6 +17,7 @@ use crate::model::result::{
     DiscoverResult, EmptyResult, InitializeResult, ListCapability, ListResult, NoSettings, Page,
     ResourcesCapability, ServerCapabilities,
 };
+use crate::otel::RequestSpan;
 use crate::protocol::outcome::Kind;
 use crate::protocol::{
     codes, Cacheable, Incoming, Member, Meta, Params, RequestId, Revision, RpcError, Text,
@@ -26,9 +27,45 @@ use serde_json::{json, Map, Value};
 use std::ops::Bound;
 use std::sync::Arc;
 
-pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: Extensions) -> Step {
+/// Routes `m` for its request `span`, which the step carries on: host work runs in it, and a
+/// reply made now is recorded on it. Routing names the span (its tool, its prompt) and so does
+/// not enter it: an OpenTelemetry span starts at its first entry, and its name is fixed then.
+pub(super) fn route(
+    inner: &Arc<Inner>,
+    m: Incoming<'_>,
+    era: Era,
+    extensions: Extensions,
+    span: RequestSpan,
+) -> Step {
+    let step = routed(inner, m, era, extensions, &span);
+    match step {
+        Step::Pending(p) => Step::Pending(p.traced(span)),
+        Step::Reply(r) => {
+            r.end_span(&span);
+            Step::Reply(r)
+        }
+        Step::Close(Some(r)) => {
+            r.end_span(&span);
+            Step::Close(Some(r))
+        }
+        Step::Silent | Step::Cancel(_) | Step::Close(None) => step,
+    }
+}
+
+fn routed(
+    inner: &Arc<Inner>,
+    m: Incoming<'_>,
+    era: Era,
+    extensions: Extensions,
+    span: &RequestSpan,
+) -> Step {
     let carrier = era.carrier;
-    let counted = |revision: Option<Revision>| metrics::request(&m.method, revision, carrier);
+    let counted = |revision: Option<Revision>| {
+        if let Some(revision) = revision {
+            span.revision(revision);
+        }
+        metrics::request(&m.method, revision, carrier)
+    };
     let Some(id) = m.id.clone() else {
         counted(None);
         // Notifications are never answered, not even with an error.
@@ -106,7 +143,7 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: E
         ("shutdown" | "exit", _) => Step::Close(Some(empty(inner, &id, revision))),
         ("tools/list", _) if !cat.tools.is_empty() => listing(ListKind::Tools).of(&cat.tools),
         ("tools/call", _) if !cat.tools.is_empty() => {
-            tools_call(inner, id, context(extensions), params)
+            tools_call(inner, id, context(extensions), params, span)
         }
         ("resources/list", _) if cat.has_resources() => {
             listing(ListKind::Resources).of(&cat.resources)
@@ -115,13 +152,13 @@ pub(super) fn route(inner: &Arc<Inner>, m: Incoming<'_>, era: Era, extensions: E
             listing(ListKind::ResourceTemplates).of(&cat.templates)
         }
         ("resources/read", _) if cat.has_resources() => {
-            resources_read(inner, id, context(extensions), params)
+            resources_read(inner, id, context(extensions), params, span)
         }
         ("prompts/list", _) if !cat.prompts.is_empty() => {
             listing(ListKind::Prompts).of(&cat.prompts)
         }
         ("prompts/get", _) if !cat.prompts.is_empty() => {
-            prompts_get(inner, id, context(extensions), params)
+            prompts_get(inner, id, context(extensions), params, span)
         }
         ("completion/complete", _) if cat.completer().is_some() => {
             super::complete::complete(inner, id, context(extensions), params.rest)
@@ -358,7 +395,13 @@ fn validated(
         .map_err(|v| refused_arguments(&v, key, owner))
 }
 
-fn tools_call(inner: &Arc<Inner>, id: RequestId, context: CallContext, params: Params<'_>) -> Step {
+fn tools_call(
+    inner: &Arc<Inner>,
+    id: RequestId,
+    context: CallContext,
+    params: Params<'_>,
+    span: &RequestSpan,
+) -> Step {
     let (revision, carrier) = (context.revision, context.carrier);
     let fail = |id: &RequestId, e: RpcError| Step::Reply(Reply::error(Some(id), e));
     let Params {
@@ -378,6 +421,7 @@ fn tools_call(inner: &Arc<Inner>, id: RequestId, context: CallContext, params: P
                 .of_kind(Kind::UnknownTool),
         );
     };
+    span.tool(&tool.spec.name);
     if let Some(fault) = &tool.header_fault {
         tracing::error!(tool = %tool.spec.name, %fault, "tools/call refused: the tool's schema is misconfigured");
         return fail(&id, RpcError::internal());
@@ -461,6 +505,7 @@ fn resources_read(
     id: RequestId,
     context: CallContext,
     params: Params<'_>,
+    span: &RequestSpan,
 ) -> Step {
     let revision = context.revision;
     let uri = match name_param(&params, "uri") {
@@ -470,6 +515,7 @@ fn resources_read(
     if !readable(inner, uri, &context.extensions) {
         return Step::Reply(Reply::error(Some(&id), not_found(revision, uri, None)));
     }
+    span.resource(uri);
     let Some(reader) = inner.catalog.reader.clone() else {
         return Step::Reply(Reply::error(Some(&id), RpcError::internal()));
     };
@@ -490,6 +536,7 @@ fn prompts_get(
     id: RequestId,
     context: CallContext,
     params: Params<'_>,
+    span: &RequestSpan,
 ) -> Step {
     let revision = context.revision;
     let fail = |id: &RequestId, e: RpcError| Step::Reply(Reply::error(Some(id), e));
@@ -507,6 +554,7 @@ fn prompts_get(
                 .of_kind(Kind::UnknownPrompt),
         );
     };
+    span.prompt(&prompt.spec.name);
     let arguments = match take_arguments(arguments).and_then(|args| {
         validated(
             &prompt.schema,

@@ -61,6 +61,8 @@ mod http_routing;
 mod http_validation;
 mod http_write_deadline;
 mod metrics_prometheus;
+mod otel_otlp;
+mod otel_spans;
 mod runtime_caller_context;
 mod runtime_dispatch_error_wire;
 mod runtime_embedding;

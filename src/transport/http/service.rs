@@ -12,6 +12,7 @@ mod cors;
 mod gatekeeping;
 mod health;
 mod mcp_headers;
+mod trace;
 
 pub use config::{
     AllowedOrigins, Cors, DEFAULT_PREFLIGHT_MAX_AGE, DEFAULT_READ_TIMEOUT, MAX_BODY_BYTES,
@@ -22,6 +23,7 @@ use super::headers::{Encoding, Head, Presence, Read};
 use super::rejection::{self, Rejection};
 use crate::dispatch::Carrier;
 use crate::dispatch::Extensions;
+use crate::otel::RequestSpan;
 use crate::protocol::{codes, decode, Incoming, RpcError};
 use crate::server::{Server, Step};
 use crate::transport::http::oauth::ResourceServer;
@@ -360,15 +362,23 @@ impl HttpService {
         let message = decode(&bytes).map_err(|e| {
             Rejection::new(rejection::status_of(Some(e.error.code())), e.error).id(e.id)
         })?;
-        self.route(&head, message, extensions).await
+        let span = RequestSpan::open(&message, Carrier::Http, || {
+            trace::trace_context(head.map(), parts.version)
+        });
+        let answered = self.route(&head, message, extensions, span.clone()).await;
+        if let Err(refused) = &answered {
+            span.refused(&refused.error);
+        }
+        answered
     }
 
-    /// The decoded message against its headers, then the core.
+    /// The decoded message against its headers, then the core, in the request's `span`.
     async fn route(
         &self,
         head: &Head<'_>,
         m: Incoming<'_>,
         extensions: Extensions,
+        span: RequestSpan,
     ) -> Result<Response<Full<Bytes>>, Rejection> {
         // One snapshot for the header checks and the routing: both see the same catalog.
         let server = self.config.server.snapshot();
@@ -415,7 +425,7 @@ impl HttpService {
                     })),
                 ));
             }
-            let _ = server.handle_in(m, era, extensions);
+            let _ = server.handle_in(m, era, extensions, span);
             return Ok(empty(StatusCode::ACCEPTED));
         }
         // The envelope is checked before routing: a malformed one is a 400, not a 200 about
@@ -427,7 +437,7 @@ impl HttpService {
             ))
         })?;
         let era = era.with_revision(revision);
-        let step = server.handle_in(m, era, extensions);
+        let step = server.handle_in(m, era, extensions, span);
         drop(server);
         let reply = match step {
             Step::Reply(r) | Step::Close(Some(r)) => r,
