@@ -109,3 +109,8 @@ struct ReadmeDoctests;
 #[doc = include_str!("../docs/http.md")]
 #[doc = include_str!("../docs/oauth.md")]
 struct DocsDoctests;
+
+/// `docs/tracing.md`'s Rust example, compiled with the `otel` feature it needs.
+#[cfg(all(doctest, feature = "otel"))]
+#[doc = include_str!("../docs/tracing.md")]
+struct TracingDoctests;
