@@ -316,30 +316,34 @@ async fn interrupt(server: &mut tokio::process::Child) {
 #[tokio::test]
 async fn over_http_meta_wins_over_the_header_which_becomes_a_link() {
     let (endpoint, mut rx) = receiver().await;
-    let port = child::free_port();
-    let addr = format!("127.0.0.1:{port}");
     let mut server = tokio::process::Command::new(child::example_path("weather"))
-        .args(["--http", &addr, "--otlp", &endpoint])
+        .args(["--http", "127.0.0.1:0", "--otlp", &endpoint])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    // The example logs once it listens: that line is the event waited for.
+    // The example logs the address it bound once it listens: that line is the event waited for.
     let mut log = child::lines(server.stderr.take().unwrap());
     let listening = tokio::time::timeout(WAIT, async {
         while let Some(line) = log.recv().await {
             if line.contains("serving MCP over HTTP") {
-                return true;
+                return line
+                    .split_whitespace()
+                    .find_map(|word| word.strip_prefix("addr="))
+                    .map(str::to_owned);
             }
         }
-        false
+        None
     })
     .await;
-    assert_eq!(listening, Ok(true), "the example did not say it listens");
-    let h1 = Client::new(Proto::H1, addr.parse().unwrap());
-    let h2 = Client::new(Proto::H2, addr.parse().unwrap());
+    let addr: std::net::SocketAddr = match listening {
+        Ok(Some(addr)) => addr.parse().unwrap(),
+        other => panic!("the example did not say where it listens: {other:?}"),
+    };
+    let h1 = Client::new(Proto::H1, addr);
+    let h2 = Client::new(Proto::H2, addr);
     let meta_parent = traceparent(META_TRACE, META_SPAN);
     let header_parent = traceparent(HEADER_TRACE, HEADER_SPAN);
     let header = |h: &mut Vec<(String, String)>| {
