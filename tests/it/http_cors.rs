@@ -22,7 +22,8 @@ const PAGE: &str = "http://localhost:5173";
 const ELSEWHERE: &str = "http://evil.example";
 /// What the endpoint's preflight admits without being asked for more.
 const MCP_HEADERS: &str =
-    "Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Method, Mcp-Name";
+    "Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Method, Mcp-Name, \
+     traceparent, tracestate";
 
 fn cors_service() -> HttpService {
     HttpService::new(rig::server(), |_| Ok(()), AllowedOrigins::list([PAGE]))

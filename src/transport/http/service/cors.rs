@@ -17,9 +17,11 @@ use http::request::Parts;
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::Full;
 
-/// The request headers MCP clients write to the endpoint, beside the `Mcp-Param-*` ones.
-const ENDPOINT_HEADERS: &str =
-    "Content-Type, Accept, Authorization, MCP-Protocol-Version, Mcp-Method, Mcp-Name";
+/// The request headers MCP clients write to the endpoint, beside the `Mcp-Param-*` ones: the
+/// MCP headers, and the W3C trace context a client's HTTP instrumentation adds (read with the
+/// `otel` feature, ignored without it: admitting it lets such a page call at all).
+const ENDPOINT_HEADERS: &str = "Content-Type, Accept, Authorization, MCP-Protocol-Version, \
+    Mcp-Method, Mcp-Name, traceparent, tracestate";
 /// The request headers MCP clients write when they fetch the metadata document.
 const METADATA_HEADERS: &str = "Accept, MCP-Protocol-Version";
 /// What the answers carry that a client reads beyond the CORS-safelisted response headers.
