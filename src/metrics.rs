@@ -23,6 +23,7 @@
 //! | `mcp_cancellations_total` | counter | `transport` | requests whose host work was dropped because the caller cancelled them or went away |
 
 use crate::dispatch::Carrier;
+use crate::protocol::methods::METHODS;
 use crate::protocol::{codes, Revision};
 use metrics::{Key, Label, Metadata};
 use std::sync::OnceLock;
@@ -54,28 +55,6 @@ pub const HTTP_CONNECTIONS_OPEN: &str = "mcp_http_connections_open";
 pub const POOL_OVERRUNNING: &str = "mcp_pool_overrunning";
 /// Requests whose host work was dropped because the caller cancelled them or went away.
 pub const CANCELLATIONS: &str = "mcp_cancellations_total";
-
-/// The methods counted by name; any other counts as `other`.
-const METHODS: [&str; 18] = [
-    "server/discover",
-    "initialize",
-    "ping",
-    "shutdown",
-    "exit",
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-    "notifications/initialized",
-    "notifications/cancelled",
-    "notifications/progress",
-    "notifications/roots/list_changed",
-    "logging/setLevel",
-];
 
 fn transport_label(carrier: Carrier) -> &'static str {
     match carrier {
@@ -147,10 +126,7 @@ fn metadata() -> &'static Metadata<'static> {
 /// A request the core routed, at the revision it was served at (`none` when it was refused
 /// before one was known).
 pub(crate) fn request(method: &str, revision: Option<Revision>, carrier: Carrier) {
-    let m = METHODS
-        .iter()
-        .position(|known| *known == method)
-        .unwrap_or(METHODS.len());
+    let m = crate::protocol::methods::position(method).unwrap_or(METHODS.len());
     // Indexed in the order `request_keys` built them: the arrays are the one source of it.
     let (Some(r), Some(t)) = (
         REVISIONS.iter().position(|known| *known == revision),

@@ -13,6 +13,7 @@ mod encode;
 mod envelope;
 mod error;
 pub(crate) mod jsonrpc;
+pub(crate) mod methods;
 pub(crate) mod outcome;
 mod revision;
 mod strict_json;

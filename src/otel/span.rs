@@ -5,6 +5,7 @@
 use super::context::TransportContext;
 use super::traceparent::remote_parent;
 use crate::dispatch::Carrier;
+use crate::protocol::methods::METHODS;
 use crate::protocol::outcome::Outcome;
 use crate::protocol::{bounded, Incoming, RequestId, Revision, RpcError};
 use opentelemetry::trace::{SpanContext, TraceContextExt as _};
@@ -22,31 +23,6 @@ pub const REQUEST_TARGET: &str = "beam_mcp::request";
 /// The span name of a method outside the MCP method table: OpenTelemetry's fallback value, so
 /// that a caller cannot grow the set of span names.
 const OTHER: &str = "_OTHER";
-
-/// The methods a span is named by: the MCP method table (what `beam_mcp::metrics` counts by
-/// name, and the conventions' well-known values that a server receives).
-const METHODS: [&str; 20] = [
-    "server/discover",
-    "initialize",
-    "ping",
-    "shutdown",
-    "exit",
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-    "logging/setLevel",
-    "notifications/initialized",
-    "notifications/cancelled",
-    "notifications/progress",
-    "notifications/roots/list_changed",
-];
 
 /// One request's span. Cloning it is cloning the [`tracing::Span`] handle: the span closes
 /// when the last clone goes. [`RequestSpan::none`] and a span no subscriber wants record

@@ -96,6 +96,34 @@ pub(crate) fn json(status: StatusCode, body: Vec<u8>) -> Response<Full<Bytes>> {
     r
 }
 
+/// A JSON document read with `GET` or `HEAD` (the OAuth metadata, the health answers): `body`
+/// with `cache_control`, its length and no body to a `HEAD`, and 405 (`Allow: GET, HEAD`) to
+/// any other method.
+pub(crate) fn read_only(
+    parts: &http::request::Parts,
+    status: StatusCode,
+    body: Vec<u8>,
+    cache_control: HeaderValue,
+) -> Result<Response<Full<Bytes>>, Rejection> {
+    let head = parts.method == http::Method::HEAD;
+    if parts.method != http::Method::GET && !head {
+        let mut r = Rejection::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            RpcError::invalid_request("only GET is served here"),
+        );
+        r.allow = Some("GET, HEAD");
+        return Err(r);
+    }
+    let len = body.len();
+    let mut r = json(status, if head { Vec::new() } else { body });
+    r.headers_mut().insert(header::CACHE_CONTROL, cache_control);
+    if head {
+        r.headers_mut()
+            .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    }
+    Ok(r)
+}
+
 /// A refusal the transport issues itself.
 #[derive(Debug)]
 pub(crate) struct Rejection {

@@ -9,10 +9,10 @@ use crate::transport::http::oauth::{
     credentials, is_scope_token, query_carries_token, Access, BearerToken, ChallengeError,
     Credentials, Grant, PolicyFault, RefusalKind, ResourceServer, TokenRefusal, VerifiedToken,
 };
-use crate::transport::http::rejection::{json, Rejection};
+use crate::transport::http::rejection::{read_only, Rejection};
 use bytes::Bytes;
 use http::request::Parts;
-use http::{header, HeaderValue, Method, Response, StatusCode};
+use http::{header, Response, StatusCode};
 use http_body_util::Full;
 use serde_json::json;
 use std::time::SystemTime;
@@ -23,30 +23,8 @@ pub(super) fn metadata(
     rs: &ResourceServer,
     parts: &Parts,
 ) -> Result<Response<Full<Bytes>>, Rejection> {
-    let head = parts.method == Method::HEAD;
-    if parts.method != Method::GET && !head {
-        let mut r = Rejection::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            RpcError::invalid_request("only GET is served here"),
-        );
-        r.allow = Some("GET, HEAD");
-        return Err(r);
-    }
-    let body = if head {
-        Vec::new()
-    } else {
-        rs.document().to_vec()
-    };
-    let mut r = json(StatusCode::OK, body);
-    r.headers_mut()
-        .insert(header::CACHE_CONTROL, rs.cache_control().clone());
-    if head {
-        r.headers_mut().insert(
-            header::CONTENT_LENGTH,
-            HeaderValue::from(rs.document().len()),
-        );
-    }
-    Ok(r)
+    let body = rs.document().to_vec();
+    read_only(parts, StatusCode::OK, body, rs.cache_control().clone())
 }
 
 /// What a request presented as its credentials, taken out of its head.

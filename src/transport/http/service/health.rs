@@ -3,11 +3,10 @@
 
 use super::config::HealthPaths;
 use crate::health::Health;
-use crate::protocol::RpcError;
-use crate::transport::http::rejection::{json, Rejection};
+use crate::transport::http::rejection::{read_only, Rejection};
 use bytes::Bytes;
 use http::request::Parts;
-use http::{header, HeaderValue, Method, Response, StatusCode};
+use http::{HeaderValue, Response, StatusCode};
 use http_body_util::Full;
 use serde_json::json;
 
@@ -35,15 +34,6 @@ pub(super) fn answer(
     health: Health,
     parts: &Parts,
 ) -> Result<Response<Full<Bytes>>, Rejection> {
-    let head = parts.method == Method::HEAD;
-    if parts.method != Method::GET && !head {
-        let mut r = Rejection::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            RpcError::invalid_request("only GET is served here"),
-        );
-        r.allow = Some("GET, HEAD");
-        return Err(r);
-    }
     let (ok, body) = match asked {
         Asked::Live if health.is_live() => (true, json!({"status": "live"})),
         Asked::Live => (false, json!({"status": "down"})),
@@ -59,13 +49,5 @@ pub(super) fn answer(
         StatusCode::SERVICE_UNAVAILABLE
     };
     let bytes = serde_json::to_vec(&body).unwrap_or_default();
-    let len = bytes.len();
-    let mut r = json(status, if head { Vec::new() } else { bytes });
-    r.headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    if head {
-        r.headers_mut()
-            .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
-    }
-    Ok(r)
+    read_only(parts, status, bytes, HeaderValue::from_static("no-store"))
 }
