@@ -13,6 +13,7 @@
 # and no supervision.
 #
 #   tools/cost_per_call.sh [SECONDS] [CONNECTIONS] [WEATHER_BINARY]
+#   ONLY_INSTRUCTIONS=1 tools/cost_per_call.sh [SECONDS]   # the callgrind figures alone
 #
 # Run from the project root. Builds the peer bench (tools/peer_bench) into target/peer-bench (as
 # tools/compare.sh does) and the example in release; callgrind is skipped when
@@ -78,33 +79,43 @@ print('%-10s cpu_us_per_call=%.1f (user %.1f, system %.1f) rps=%s errors=%s peak
   port=$((port + 1))
 }
 
-# instructions LABEL -- SERVER...: user-space instructions per call under callgrind. With
-# KEEP_CALLGRIND=DIR the profiles are kept there as cg.LABEL.PID, for `callgrind_annotate
-# --inclusive=yes` to split a call's instructions by function.
+# instructions LABEL -- SERVER...: user-space instructions per call under callgrind, counted
+# over the measured load alone: a one-second warm-up load first, then the counters are zeroed
+# (`callgrind_control -z`), the measured load runs, and its profile is dumped at once
+# (`callgrind_control -d`). Startup (schemas compiled, the tree spawned) and shutdown are left
+# out, so the figure does not move with how many calls a loaded machine gets through. With
+# KEEP_CALLGRIND=DIR the measured profiles are kept there as cg.LABEL.PID.1, for
+# `callgrind_annotate --inclusive=yes` to split a call's instructions by function.
 instructions() {
   local label=$1; shift 2
   local dir; dir=$(mktemp -d)
   valgrind --tool=callgrind --callgrind-out-file="$dir/cg.$label.%p" "$@" 2>/dev/null & local pid=$!
   sleep 4
   local args=("${call[@]}"); [ "$label" = bare-hyper ] && args=(--expect Oslo)
+  "$load" http "http://127.0.0.1:$port/mcp" 8 1 "${args[@]}" >/dev/null
+  callgrind_control -z "$pid" >/dev/null
   local out; out=$("$load" http "http://127.0.0.1:$port/mcp" 8 "$secs" "${args[@]}" | tail -1)
+  callgrind_control -d "$pid" >/dev/null
   kill -INT $pid; sleep 3; kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true
   local n; n=$(echo "$out" | field n)
-  local ir; ir=$(grep -h '^summary:' "$dir"/cg.* | awk '{s += $2} END {print s}')
+  local ir; ir=$(grep -h '^summary:' "$dir"/cg.*.1 | awk '{s += $2} END {print s}')
   python3 -c "print('%-10s instructions_per_call=%.0f (callgrind, %s calls)' % ('$label', $ir / $n, $n))"
   if [ -n "${KEEP_CALLGRIND:-}" ]; then
-    mkdir -p "$KEEP_CALLGRIND" && cp "$dir"/cg.* "$KEEP_CALLGRIND"/
+    mkdir -p "$KEEP_CALLGRIND" && cp "$dir"/cg.*.1 "$KEEP_CALLGRIND"/
   fi
   rm -rf "$dir"
   port=$((port + 1))
 }
 
+# ONLY_INSTRUCTIONS=1: the callgrind figures alone (they hold on a busy machine; CPU does not).
+if [ "${ONLY_INSTRUCTIONS:-0}" != 1 ]; then
 cpu weather -- "$weather" --http "127.0.0.1:$port"
 cpu no-runtime -- "$weather" --http "127.0.0.1:$port" --no-runtime
 cpu bare-hyper -- "$bare" "127.0.0.1:$port"
 # rmcp 3.11's echo server, for issue 13's memory bound (resident memory under this load no
 # higher than rmcp's); driven as tools/compare.sh drives it.
 cpu rmcp -- "$peers/release/rmcp_echo_server" http "127.0.0.1:$port"
+fi
 if command -v valgrind >/dev/null; then
   instructions weather -- "$weather" --http "127.0.0.1:$port"
   instructions no-runtime -- "$weather" --http "127.0.0.1:$port" --no-runtime
