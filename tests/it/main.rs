@@ -34,6 +34,7 @@ mod connectome_dispatch;
 mod connectome_effective;
 mod connectome_federation;
 mod connectome_golden;
+mod connectome_golden_inputs;
 mod connectome_observed;
 mod connectome_reach;
 mod connectome_surface;
