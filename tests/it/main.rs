@@ -32,6 +32,7 @@ mod connectome_declared;
 mod connectome_diff;
 mod connectome_dispatch;
 mod connectome_effective;
+mod connectome_effective_rules;
 mod connectome_federation;
 mod connectome_golden;
 mod connectome_golden_inputs;
