@@ -314,3 +314,39 @@ fn p11_unassigned_code_points_are_written_unchanged() {
     let written = canonicalize_json("[\"\u{1e0b}\u{323}\"]".as_bytes()).unwrap();
     assert_eq!(written, "[\"\u{1e0d}\u{307}\"]".as_bytes());
 }
+
+/// Point 8, the body's shape (`connectome-canonical.md` §6): an extra member, an edge endpoint
+/// that is not a listed node, and a count on a declared edge are each refused by name.
+#[test]
+fn p8_the_body_shape_is_exact() {
+    let mut edge = dispatch_edge("tool:a", json!(1));
+    edge["weight"] = json!(1);
+    let refused = import(&sealed_observed(json!([edge])), Role::Observed).unwrap_err();
+    assert!(refused.to_string().contains("\"weight\""), "{refused}");
+
+    let dangling = seal(
+        "observed",
+        json!({"graph": {"edges": [dispatch_edge("tool:a", json!(1))],
+                          "nodes": [{"id": "mcp:dispatch", "kind": "dispatch", "module": null, "package": null}]}}),
+        SHA256,
+    )
+    .unwrap();
+    assert!(matches!(
+        import(&dangling.bytes, Role::Observed),
+        Err(ImportError::DanglingEndpoint { ref id, .. }) if id == "tool:a"
+    ));
+
+    let counted = seal(
+        "declared",
+        json!({"completeness": {"dynamic_dispatch": [], "outside_scope": [], "unreadable": []},
+               "graph": {"edges": [dispatch_edge("tool:a", json!(1))],
+                         "nodes": [{"id": "mcp:dispatch", "kind": "dispatch", "module": null, "package": null},
+                                   {"id": "tool:a", "kind": "tool", "module": null, "package": null}]}}),
+        SHA256,
+    )
+    .unwrap();
+    assert!(matches!(
+        import(&counted.bytes, Role::Declared),
+        Err(ImportError::Count { .. })
+    ));
+}
