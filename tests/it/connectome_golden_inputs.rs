@@ -201,3 +201,25 @@ fn every_golden_is_built_from_its_committed_inputs() {
         read("connectome_diff.json")
     );
 }
+
+/// The worked example of `docs/connectome-canonical.md` §5 is the federated golden and its
+/// three node snapshots, verbatim.
+#[test]
+fn the_canonical_page_s_worked_example_is_a_committed_golden() {
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/connectome-canonical.md"),
+    )
+    .unwrap();
+    for file in [
+        "inputs/federated_node_a.json",
+        "inputs/federated_node_b.json",
+        "inputs/federated_node_c.json",
+        "connectome_federated_observed.json",
+    ] {
+        let bytes = String::from_utf8(read(file)).unwrap();
+        assert!(
+            page.contains(&format!("```json\n{bytes}\n```")),
+            "the page lacks {file} verbatim"
+        );
+    }
+}
