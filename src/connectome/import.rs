@@ -168,6 +168,9 @@ pub fn import(bytes: &[u8], role: Role) -> Result<Imported, ImportError> {
         _ => &["contributors", "graph"],
     };
     exact_members(body, allowed, "body")?;
+    if let Some(completeness) = body.get("completeness") {
+        read_completeness(completeness)?;
+    }
     let counted = role != Role::Declared;
     let graph = read_graph(member(body, "graph", "body")?, counted)?;
     let contributors = if federated {
@@ -364,6 +367,19 @@ fn read_graph(v: &Value, counted: bool) -> Result<Graph, ImportError> {
         graph.set_sign(&key, sign);
     }
     Ok(graph)
+}
+
+/// A declared export's `completeness`: exactly its three lists (their entries are not an
+/// input of anything built from files, so only their place is checked).
+fn read_completeness(v: &Value) -> Result<(), ImportError> {
+    let at = "body.completeness";
+    let lists = ["dynamic_dispatch", "outside_scope", "unreadable"];
+    let c = object(v, at)?;
+    exact_members(c, &lists, at)?;
+    for list in lists {
+        array(member(c, list, at)?, &format!("{at}.{list}"))?;
+    }
+    Ok(())
 }
 
 fn read_contributors(v: &Value) -> Result<Vec<String>, ImportError> {

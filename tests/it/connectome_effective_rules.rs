@@ -336,6 +336,15 @@ fn p8_the_body_shape_is_exact() {
         Err(ImportError::DanglingEndpoint { ref id, .. }) if id == "tool:a"
     ));
 
+    let no_completeness = seal(
+        "declared",
+        json!({"completeness": {"dynamic_dispatch": []}, "graph": {"edges": [], "nodes": []}}),
+        SHA256,
+    )
+    .unwrap();
+    let refused = import(&no_completeness.bytes, Role::Declared).unwrap_err();
+    assert!(refused.to_string().contains("outside_scope"), "{refused}");
+
     let counted = seal(
         "declared",
         json!({"completeness": {"dynamic_dispatch": [], "outside_scope": [], "unreadable": []},
