@@ -10,6 +10,7 @@
 //!   (`docs/connectome-effective.md`).
 //! - [`export`]: the three export documents (declared, observed, diff).
 //! - [`federation`]: the observed graphs of several nodes merged into one export.
+//! - [`import`]: sealed exports verified and read back as graphs (the command line's inputs).
 //! - [`reporter`]: the actor that builds exports on demand, off the hot path.
 //! - [`surface`]: the exports on the wire — four read-only resources and the `observe` tool's
 //!   answer.
@@ -43,6 +44,7 @@ pub mod diff;
 pub mod effective;
 pub mod export;
 pub mod federation;
+pub mod import;
 pub mod model;
 pub mod observed;
 pub mod reach;

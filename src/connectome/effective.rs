@@ -67,6 +67,18 @@ impl Effective {
         effective
     }
 
+    /// Weights `declared` by an observed graph read from a federated export, naming the
+    /// `contributors` it names (the counts are already summed over them).
+    pub fn with_contributors(
+        declared: &Graph,
+        observed: &Graph,
+        contributors: Vec<String>,
+    ) -> Self {
+        let mut effective = Effective::new(declared, observed);
+        effective.contributors = Some(contributors);
+        effective
+    }
+
     /// The declared nodes and the observed declared edges, with counts.
     pub fn weighted(&self) -> &Graph {
         &self.weighted
@@ -189,6 +201,25 @@ pub fn federated_effective_export(
     algorithm: DigestAlgorithm,
 ) -> Result<Sealed, CanonicalError> {
     let effective = Effective::federated(declared, federation);
+    seal(
+        EFFECTIVE_KIND,
+        effective_body(&effective, declared),
+        algorithm,
+    )
+}
+
+/// The sealed effective export of `declared` weighted by a federated observed graph read
+/// back from its export: `observed` summed over `contributors`.
+///
+/// # Errors
+/// As [`effective_export`].
+pub fn contributed_effective_export(
+    declared: &Graph,
+    observed: &Graph,
+    contributors: Vec<String>,
+    algorithm: DigestAlgorithm,
+) -> Result<Sealed, CanonicalError> {
+    let effective = Effective::with_contributors(declared, observed, contributors);
     seal(
         EFFECTIVE_KIND,
         effective_body(&effective, declared),

@@ -31,7 +31,7 @@ fn serves(tool: &str, f: &str) -> EdgeKey {
     EdgeKey::new(EdgeKind::Serves, format!("tool:{tool}"), format!("fn:{f}"))
 }
 
-/// The worked example's declared graph, plus a module edge.
+/// The worked example's declared graph (`tests/golden/inputs/effective_declared.json`).
 fn declared() -> Graph {
     let mut d = Graph::new();
     d.add_dispatch_edge("a");

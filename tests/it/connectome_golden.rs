@@ -207,6 +207,13 @@ fn python_rederives_every_golden_digest() {
                 .is_some_and(|n| n.starts_with("connectome_") && n.ends_with(".json"))
         })
         .collect();
+    // The goldens' committed inputs (connectome_golden_inputs) are sealed exports too.
+    files.extend(
+        std::fs::read_dir(golden_dir().join("inputs"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json")),
+    );
     files.sort();
     assert!(files.len() >= 5, "golden files missing: {files:?}");
     let output = Command::new("python3")
