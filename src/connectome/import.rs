@@ -257,17 +257,10 @@ pub fn edge_kind(name: &str) -> Option<EdgeKind> {
     .find(|k| k.as_str() == name)
 }
 
-/// The sign named `name`, if it is one.
+/// The sign named `name`, if it is one ([`Sign::from_name`]: the verdicts are named in the
+/// model alone).
 pub fn sign(name: &str) -> Option<Sign> {
-    [
-        Sign::Allow,
-        Sign::Deny,
-        Sign::Hold,
-        Sign::Ungoverned,
-        Sign::Unset,
-    ]
-    .into_iter()
-    .find(|s| s.as_str() == name)
+    Sign::from_name(name)
 }
 
 fn read_graph(v: &Value, counted: bool) -> Result<Graph, ImportError> {

@@ -115,6 +115,19 @@ pub enum Sign {
 }
 
 impl Sign {
+    /// The sign an export names `name`, when it is one: how a consumer's verdict is read back
+    /// from its file. The crate itself writes only [`Sign::Unset`].
+    pub fn from_name(name: &str) -> Option<Sign> {
+        match name {
+            "allow" => Some(Sign::Allow),
+            "deny" => Some(Sign::Deny),
+            "hold" => Some(Sign::Hold),
+            "ungoverned" => Some(Sign::Ungoverned),
+            "unset" => Some(Sign::Unset),
+            _ => None,
+        }
+    }
+
     /// The name written in exports.
     pub fn as_str(self) -> &'static str {
         match self {
