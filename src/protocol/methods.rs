@@ -32,3 +32,15 @@ pub(crate) const METHODS: [&str; 20] = [
 pub(crate) fn position(method: &str) -> Option<usize> {
     METHODS.iter().position(|known| *known == method)
 }
+
+/// The `params` member by which `method` names what it acts on: the tool of `tools/call`, the
+/// prompt of `prompts/get` (`name`), the resource of `resources/read` (`uri`); `None` for a
+/// method that names nothing. The `Mcp-Name` header and the OAuth scope policy read the same.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) fn named_by(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    }
+}

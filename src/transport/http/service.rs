@@ -317,26 +317,18 @@ impl HttpService {
         let c = &*self.config;
         let deadline = Instant::now() + c.read_timeout;
         let (mut parts, body) = req.into_parts();
-        if let Some(paths) = &c.health {
-            if let Some(probe) = health::which(paths, parts.uri.path()) {
-                let head = Head::scan(&parts.headers);
-                gatekeeping::check_host_and_origin(c, &parts, &head).map_err(Rejection::unread)?;
-                return health::answer(probe, c.probe.health(), &parts).map_err(Rejection::unread);
-            }
-        }
+        // A preflight on a health path is not covered by CORS: it falls through to the probes.
         if let Some(answered) = cors::preflight(c, &parts) {
             return answered;
         }
-        let mut presented = None;
-        if let Some(rs) = c.resource_server.as_ref() {
-            if rs.is_metadata_path(parts.uri.path()) {
-                let head = Head::scan(&parts.headers);
-                gatekeeping::check_host_and_origin(c, &parts, &head).map_err(Rejection::unread)?;
-                return bearer::metadata(rs, &parts).map_err(Rejection::unread);
-            }
-            // Taken before any hook sees the head: no host code but the verifier reads a token.
-            presented = Some((rs, bearer::take_credentials(&mut parts)));
+        if let Some(answered) = self.document(&parts) {
+            return answered.map_err(Rejection::unread);
         }
+        // Taken before any hook sees the head: no host code but the verifier reads a token.
+        let presented = c
+            .resource_server
+            .as_ref()
+            .map(|rs| (rs, bearer::take_credentials(&mut parts)));
         let head = Head::scan(&parts.headers);
         gatekeeping::check_head(c, &parts, &head).map_err(Rejection::unread)?;
         let mut extensions = match presented {
@@ -370,6 +362,29 @@ impl HttpService {
             span.refused(&refused.error);
         }
         answered
+    }
+
+    /// The answer on a path of its own beside the endpoint — a health path, or a location of
+    /// the OAuth metadata — under the same `Host` and `Origin` rules; `None` on any other path.
+    fn document(&self, parts: &Parts) -> Option<Result<Response<Full<Bytes>>, Rejection>> {
+        let c = &*self.config;
+        let path = parts.uri.path();
+        let checked = || {
+            let head = Head::scan(&parts.headers);
+            gatekeeping::check_host_and_origin(c, parts, &head)
+        };
+        if let Some(asked) = c
+            .health
+            .as_ref()
+            .and_then(|paths| health::which(paths, path))
+        {
+            return Some(checked().and_then(|()| health::answer(asked, c.probe.health(), parts)));
+        }
+        let rs = c
+            .resource_server
+            .as_ref()
+            .filter(|rs| rs.is_metadata_path(path))?;
+        Some(checked().and_then(|()| bearer::metadata(rs, parts)))
     }
 
     /// The decoded message against its headers, then the core, in the request's `span`.

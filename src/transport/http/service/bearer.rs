@@ -223,11 +223,7 @@ pub(super) fn check_scopes(
     let (Some(rs), Some(grant)) = (&c.resource_server, extensions.get::<Grant>()) else {
         return Ok(());
     };
-    let field = match &*m.method {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        _ => None,
-    };
+    let field = crate::protocol::methods::named_by(&m.method);
     let name = field.and_then(|f| m.params.as_ref()?.text(f));
     let access = Access {
         method: &m.method,

@@ -40,14 +40,13 @@ pub(super) fn check_names(
     presence: Presence,
     caller: &Extensions,
 ) -> Result<(), HeaderError> {
-    let field = match &*m.method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
+    let field = match crate::protocol::methods::named_by(&m.method) {
+        Some(field) => field,
         // A method that names nothing: an `Mcp-Name` would route it as if it did.
-        _ if head.has(Read::McpName) => {
+        None if head.has(Read::McpName) => {
             return Err(HeaderError::Unexpected(Read::McpName.name().to_string()))
         }
-        _ => return params_named_in(head, &[]),
+        None => return params_named_in(head, &[]),
     };
     let params = m.params.as_ref();
     let named = params.and_then(|p| p.text(field));
