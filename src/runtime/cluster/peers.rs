@@ -18,7 +18,7 @@ use tokio::sync::broadcast;
 pub enum PeerEvent {
     /// A session is authenticated and ready: calls cross it.
     Up {
-        /// The peer's node name.
+        /// The peer's node name (as its [`NodeConfig::new`](super::NodeConfig::new) gave it).
         name: String,
         /// The peer's address on this connection (its listener when this node connected, the
         /// connection's source when the peer did).
@@ -102,9 +102,15 @@ impl NodeEventSubscription for Events {
         let (Some(link), Some(name)) = (self.links.of(&ses.peer_addr), ses.peer_name) else {
             return;
         };
-        link.set_ready(name.name.clone());
+        // `ractor_cluster` names a node `<name>@<host>`: the event gives the name the peer
+        // was started with, as its `ClusterNode::name` does.
+        let name = match name.name.rsplit_once('@') {
+            Some((given, _host)) => given.to_owned(),
+            None => name.name,
+        };
+        link.set_ready(name.clone());
         let _ = self.sender.send(PeerEvent::Up {
-            name: name.name,
+            name,
             addr: link.peer(),
         });
     }
