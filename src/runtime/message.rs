@@ -494,4 +494,63 @@ mod tests {
         let e = decode_reply(b"{\"maybe\":1}").err();
         assert_eq!(e.map(|e| e.code()), Some(-32603));
     }
+
+    /// The call as it leaves the node: its byte reply port, and the caller's answer.
+    fn leave(
+        timeout: Option<std::time::Duration>,
+    ) -> (
+        RpcReplyPort<Vec<u8>>,
+        ractor::concurrency::OneshotReceiver<DispatchResult>,
+    ) {
+        let (tx, rx) = oneshot();
+        let reply = match timeout {
+            Some(t) => RpcReplyPort::from((tx, t)),
+            None => RpcReplyPort::from(tx),
+        };
+        let msg = ApplicationMsg::Dispatch {
+            tool: "t".to_owned(),
+            arguments: serde_json::json!({}),
+            extensions: Extensions::new(),
+            reply,
+        };
+        match ractor::Message::serialize(msg) {
+            Ok(SerializedMessage::Call { reply, .. }) => (reply, rx),
+            _ => panic!("a dispatch leaves as a call"),
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_call_crosses_with_its_callers_bound_and_its_expiry_is_a_deadline() {
+        let bound = std::time::Duration::from_millis(300);
+        let (raw, answer) = leave(Some(bound));
+        assert_eq!(raw.get_timeout(), Some(bound), "the bound travels with the call");
+        // The serving node says nothing; the port is held, not dropped.
+        let refused = answer.await.expect("answered").expect_err("expired");
+        assert!(refused.is_deadline(), "{refused}");
+        drop(raw);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_call_on_a_bare_port_still_has_a_deadline() {
+        let (raw, answer) = leave(None);
+        assert_eq!(raw.get_timeout(), Some(REMOTE_DEADLINE));
+        let started = tokio::time::Instant::now();
+        let refused = answer.await.expect("answered").expect_err("expired");
+        assert!(refused.is_deadline(), "{refused}");
+        assert_eq!(started.elapsed(), REMOTE_DEADLINE, "the paused clock says when");
+        drop(raw);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_dropped_port_is_unavailable_and_an_answer_is_read() {
+        let (raw, answer) = leave(Some(std::time::Duration::from_secs(5)));
+        drop(raw);
+        let refused = answer.await.expect("answered").expect_err("lost");
+        assert!(refused.is_unavailable(), "{refused}");
+
+        let (raw, answer) = leave(None);
+        let ok: DispatchResult = Err(unserved(Unserved::Overloaded));
+        raw.send(encode_reply(&ok)).expect("the forwarder waits");
+        assert_eq!(answer.await.expect("answered"), ok);
+    }
 }
