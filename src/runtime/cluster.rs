@@ -13,9 +13,15 @@
 //! [`remote_dispatchers`] lists the catalog actors of the other nodes.
 //!
 //! **A node lost mid-call.** A remote dispatch waits on a reply that the session to the
-//! serving node holds. When that session ends (the node stopped, crashed, or the connection
-//! broke) the pending reply is dropped, and the caller is answered at once with -32603 and
-//! `data.reason = "unavailable"`, as for a local pool that cannot run the work. Never a hang.
+//! serving node holds. When that session ends (the node stopped, crashed, the connection
+//! broke, or the peer was silent for the detection bound, [`NodeConfig::detect`]) the pending
+//! reply is dropped, and the caller is answered at once with -32603 and
+//! `data.reason = "unavailable"`, as for a local pool that cannot run the work. No remote call
+//! is without a deadline ([`REMOTE_DEADLINE`] when its port has none). Never a hang.
+//!
+//! **Sessions heal.** A node keeps every session it [`connect`](ClusterNode::connect)ed: when
+//! one ends, it connects again by itself, within about [`NodeConfig::reconnect`] of the peer
+//! being reachable. [`ClusterNode::subscribe`] tells the host each session's coming and going.
 //!
 //! **Who may join.** Any peer that knows the cookie: `ractor_cluster` authenticates a session
 //! with a challenge over the shared cookie, and the connection is unencrypted. A joined node
@@ -25,19 +31,31 @@
 
 use super::message::{unserved, ApplicationMsg, DispatchResult};
 use crate::protocol::outcome::Unserved;
+use heartbeat::{Heartbeat, HeartbeatMsg};
+use link::{Link, LinkStream};
+use peers::{Events, Links, EVENT_BACKLOG};
 use ractor::{ActorCell, ActorRef, MessagingErr};
-use ractor_cluster::{NetworkStream, NodeServer, NodeServerMessage};
+use ractor_cluster::{NodeServer, NodeServerMessage};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
-pub use super::message::DISPATCH_VARIANT;
+pub use super::message::{DISPATCH_VARIANT, REMOTE_DEADLINE};
+pub use heartbeat::{BEAT_VARIANT, HEARTBEAT_GROUP};
+pub use peers::{DownCause, PeerEvent};
 
+mod heartbeat;
+mod keeper;
+mod link;
 #[cfg(feature = "connectome")]
 pub mod observed;
+mod peers;
 
 /// The process group every runtime's catalog actor joins under the `cluster` feature.
 pub const DISPATCH_GROUP: &str = "beam_mcp.dispatch";
@@ -45,6 +63,12 @@ pub const DISPATCH_GROUP: &str = "beam_mcp.dispatch";
 /// How long [`ClusterNode::connect`] waits for the session to be authenticated and ready, by
 /// default.
 pub const DEFAULT_HANDSHAKE: Duration = Duration::from_secs(5);
+
+/// How long a peer may send nothing before it is declared down, by default.
+pub const DEFAULT_DETECT: Duration = Duration::from_secs(3);
+
+/// The longest a node waits between two attempts to reopen a session it keeps, by default.
+pub const DEFAULT_RECONNECT: Duration = Duration::from_secs(1);
 
 // Under ractor's `cluster` feature the blanket `Message` impl is gone: the runtime's local
 // actors say here that their messages never leave the node.
@@ -58,6 +82,8 @@ pub struct NodeConfig {
     cookie: String,
     bind: SocketAddr,
     handshake: Duration,
+    detect: Duration,
+    reconnect: Duration,
 }
 
 impl fmt::Debug for NodeConfig {
@@ -67,6 +93,8 @@ impl fmt::Debug for NodeConfig {
             .field("name", &self.name)
             .field("bind", &self.bind)
             .field("handshake", &self.handshake)
+            .field("detect", &self.detect)
+            .field("reconnect", &self.reconnect)
             .finish_non_exhaustive()
     }
 }
@@ -80,6 +108,8 @@ impl NodeConfig {
             cookie: cookie.into(),
             bind: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0),
             handshake: DEFAULT_HANDSHAKE,
+            detect: DEFAULT_DETECT,
+            reconnect: DEFAULT_RECONNECT,
         }
     }
 
@@ -94,6 +124,33 @@ impl NodeConfig {
     #[must_use]
     pub fn handshake(mut self, timeout: Duration) -> Self {
         self.handshake = timeout;
+        self
+    }
+
+    /// The failure detection bound ([`DEFAULT_DETECT`], 3 s, by default): a peer from which
+    /// no byte arrived for this long is declared down. Its session ends, every call pending
+    /// on it is answered -32603 `"unavailable"` at once, its actors leave this node's process
+    /// groups ([`remote_dispatchers`] no longer lists it), and subscribers see
+    /// [`PeerEvent::Down`] with [`DownCause::Silent`].
+    ///
+    /// Every node beats to each peer at a quarter of its own bound, so give the nodes of a
+    /// cluster the same bound (a node whose bound is more than four times a peer's may be
+    /// declared by that peer while it is well). The node's sockets also get TCP keepalive and,
+    /// on Linux, `TCP_USER_TIMEOUT` at one and a half times the bound, so the kernel gives up
+    /// on a silent connection too. Measured by `tests/cluster/cluster_partition.rs`.
+    #[must_use]
+    pub fn detect(mut self, bound: Duration) -> Self {
+        self.detect = bound.max(Duration::from_millis(200));
+        self
+    }
+
+    /// The longest wait between two attempts to reopen a session this node keeps
+    /// ([`DEFAULT_RECONNECT`], 1 s, by default), and the longest one attempt waits for a
+    /// connection: after a partition heals, the session is back within about this bound and
+    /// the handshake's round trips.
+    #[must_use]
+    pub fn reconnect(mut self, bound: Duration) -> Self {
+        self.reconnect = bound;
         self
     }
 }
@@ -159,17 +216,80 @@ impl std::error::Error for ClusterError {
     }
 }
 
-/// A running cluster node: a `ractor_cluster` [`NodeServer`] and the listener that feeds it.
+/// A running cluster node: a `ractor_cluster` [`NodeServer`], the listener that feeds it, the
+/// watch over its connections and the sessions it keeps.
 ///
 /// Dropping it leaves the node server running; [`ClusterNode::stop`] ends it (and every
 /// session: the peers answer their pending remote dispatches "unavailable").
 pub struct ClusterNode {
     name: String,
     addr: SocketAddr,
-    handshake: Duration,
-    server: ActorRef<NodeServerMessage>,
+    shared: Arc<NodeShared>,
+    events: broadcast::Sender<PeerEvent>,
+    keepers: Mutex<HashMap<SocketAddr, JoinHandle<()>>>,
+    heartbeat: ActorRef<HeartbeatMsg>,
+    beat_task: JoinHandle<()>,
     server_task: JoinHandle<()>,
     accept_task: JoinHandle<()>,
+}
+
+/// What the node's tasks share: the node server, the links, the bounds.
+#[derive(Debug)]
+struct NodeShared {
+    server: ActorRef<NodeServerMessage>,
+    links: Arc<Links>,
+    handshake: Duration,
+    detect: Duration,
+    reconnect: Duration,
+}
+
+impl NodeShared {
+    /// Hands `stream` (a connection to or from `peer`) to the node server through a link the
+    /// crate watches.
+    fn open(
+        &self,
+        stream: TcpStream,
+        peer: SocketAddr,
+        outgoing: bool,
+    ) -> Result<Arc<Link>, ClusterError> {
+        link::tune(&stream, self.detect);
+        let link = self.links.open(peer, outgoing);
+        let (read, write) = stream.into_split();
+        let opened = NodeServerMessage::ConnectionOpenedExternal {
+            stream: Box::new(LinkStream {
+                link: link.clone(),
+                read,
+                write,
+            }),
+            is_server: !outgoing,
+        };
+        if self.server.cast(opened).is_err() {
+            self.links.forget(&link);
+            return Err(ClusterError::NotRunning);
+        }
+        let (links, watched, detect) = (self.links.clone(), link.clone(), self.detect);
+        tokio::spawn(async move {
+            if link::watch(watched.clone(), detect).await {
+                tracing::warn!(
+                    peer = %watched.peer(),
+                    node = watched.name().unwrap_or("?"),
+                    "a peer node sent nothing for {} ms: declared down",
+                    detect.as_millis()
+                );
+            }
+            watched.closed().cancelled().await;
+            // The node server reports the session's end just after its reader goes (that
+            // report forgets the link); a link that never had a session is forgotten here.
+            tokio::time::sleep(detect).await;
+            links.forget(&watched);
+        });
+        Ok(link)
+    }
+
+    /// How recently a link must have heard its peer for a call to be sent over it: two beats.
+    fn recent(&self) -> Duration {
+        heartbeat::interval(self.detect) * 2
+    }
 }
 
 impl fmt::Debug for ClusterNode {
@@ -182,7 +302,8 @@ impl fmt::Debug for ClusterNode {
 }
 
 impl ClusterNode {
-    /// Starts a node: binds its listener, then its node server.
+    /// Starts a node: binds its listener, then its node server, its heartbeat and the watch
+    /// over its connections.
     ///
     /// `ractor_cluster`'s node server also opens a listener of its own, which this crate
     /// cannot read the port of: it is bound to the same address as ours at a system-picked
@@ -190,7 +311,7 @@ impl ClusterNode {
     ///
     /// # Errors
     /// [`ClusterError::Bind`] when the address cannot be bound; [`ClusterError::Start`] when
-    /// the node server does not start.
+    /// the node server (or the node's heartbeat actor) does not start.
     pub async fn start(config: NodeConfig) -> Result<ClusterNode, ClusterError> {
         let listener =
             TcpListener::bind(config.bind)
@@ -218,29 +339,40 @@ impl ClusterNode {
         let server_task = tokio::spawn(async move {
             let _ = join.await;
         });
-        let accept_server = server.clone();
+        let links = Arc::new(Links::default());
+        let (events, _) = broadcast::channel(EVENT_BACKLOG);
+        let subscribed = server.cast(NodeServerMessage::SubscribeToEvents {
+            id: "beam_mcp.peers".to_owned(),
+            subscription: Box::new(Events {
+                links: links.clone(),
+                sender: events.clone(),
+            }),
+        });
+        if subscribed.is_err() {
+            return Err(ClusterError::NotRunning);
+        }
+        let (heartbeat, _) = ractor::Actor::spawn(None, Heartbeat, ())
+            .await
+            .map_err(ClusterError::Start)?;
+        let beat_task = tokio::spawn(heartbeat::beat(heartbeat::interval(config.detect)));
+        let shared = Arc::new(NodeShared {
+            server,
+            links,
+            handshake: config.handshake,
+            detect: config.detect,
+            reconnect: config.reconnect,
+        });
+        let accepting = shared.clone();
         let accept_task = tokio::spawn(async move {
             // Ends when the node server is gone (the cast fails) or the node is stopped (the
             // task is aborted).
             loop {
-                let Ok((stream, peer_addr)) = listener.accept().await else {
+                let Ok((stream, peer)) = listener.accept().await else {
                     // Out of descriptors, say: back off rather than spin.
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 };
-                let Ok(local_addr) = stream.local_addr() else {
-                    continue;
-                };
-                let _ = stream.set_nodelay(true);
-                let opened = NodeServerMessage::ConnectionOpened {
-                    stream: Box::new(NetworkStream::Raw {
-                        peer_addr,
-                        local_addr,
-                        stream,
-                    }),
-                    is_server: true,
-                };
-                if accept_server.cast(opened).is_err() {
+                if let Err(ClusterError::NotRunning) = accepting.open(stream, peer, false) {
                     break;
                 }
             }
@@ -248,8 +380,11 @@ impl ClusterNode {
         Ok(ClusterNode {
             name: config.name,
             addr,
-            handshake: config.handshake,
-            server,
+            shared,
+            events,
+            keepers: Mutex::new(HashMap::new()),
+            heartbeat,
+            beat_task,
             server_task,
             accept_task,
         })
@@ -265,14 +400,24 @@ impl ClusterNode {
         self.addr
     }
 
-    /// The `ractor_cluster` node server, for what this type does not wrap (node events,
-    /// sessions).
+    /// The `ractor_cluster` node server, for what this type does not wrap.
     pub fn server(&self) -> &ActorRef<NodeServerMessage> {
-        &self.server
+        &self.shared.server
     }
 
-    /// Connects to the node at `peer` and waits until the session is authenticated and ready
-    /// (its process groups exchanged), within the handshake timeout.
+    /// The sessions' coming and going from now on: [`PeerEvent::Up`] when a session is ready,
+    /// [`PeerEvent::Down`] (silent or closed) when one that was up ends. A subscriber that
+    /// falls more than 256 events behind misses the oldest (`RecvError::Lagged`).
+    pub fn subscribe(&self) -> broadcast::Receiver<PeerEvent> {
+        self.events.subscribe()
+    }
+
+    /// Connects to the node at `peer` and waits, within the handshake timeout, until a call
+    /// can cross: a session over a connection this node opened is ready and has heard the
+    /// peer within two beats (a stalled old session does not count). From then on the node
+    /// keeps the session: when it ends, it reconnects by itself (see
+    /// [`NodeConfig::reconnect`]) until [`ClusterNode::stop`]. Called again for a kept peer,
+    /// it waits for that session to be back.
     ///
     /// # Errors
     /// [`ClusterError::Connect`] when the connection cannot be opened;
@@ -280,42 +425,54 @@ impl ClusterNode {
     /// no ready session to `peer` appears in time (a wrong cookie among the causes).
     ///
     /// # Cancel safety
-    /// Cancelling it leaves the connection to finish (or fail) its handshake on its own.
+    /// Cancelling it leaves the connection to finish (or fail) its handshake on its own; a
+    /// session not yet ready is then not kept.
     pub async fn connect(&self, peer: SocketAddr) -> Result<(), ClusterError> {
-        ractor_cluster::client_connect(&self.server, peer)
-            .await
-            .map_err(|e| match e {
-                ractor_cluster::ClientConnectErr::Socket(source) => {
-                    ClusterError::Connect { peer, source }
-                }
-                _ => ClusterError::NotRunning,
-            })?;
-        let deadline = tokio::time::Instant::now() + self.handshake;
-        while tokio::time::Instant::now() < deadline {
-            if self.ready_to(peer).await? {
-                return Ok(());
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
+        let shared = &self.shared;
+        let deadline = tokio::time::Instant::now() + shared.handshake;
+        if shared.links.fresh_to(peer, shared.recent()) {
+            return Ok(());
         }
-        Err(ClusterError::Handshake { peer })
+        if self.keeps(peer) {
+            // The keeper is reopening it: wait for it to carry calls.
+            while tokio::time::Instant::now() < deadline {
+                if shared.links.fresh_to(peer, shared.recent()) {
+                    return Ok(());
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            return Err(ClusterError::Handshake { peer });
+        }
+        let stream = match tokio::time::timeout_at(deadline, TcpStream::connect(peer)).await {
+            Ok(Ok(stream)) => stream,
+            Ok(Err(source)) => return Err(ClusterError::Connect { peer, source }),
+            Err(_elapsed) => return Err(ClusterError::Handshake { peer }),
+        };
+        let link = shared.open(stream, peer, true)?;
+        tokio::select! {
+            () = link.ready().cancelled() => {}
+            () = link.closed().cancelled() => {}
+            () = tokio::time::sleep_until(deadline) => {}
+        }
+        if !link.is_fresh(shared.recent()) {
+            return Err(ClusterError::Handshake { peer });
+        }
+        let keeper = tokio::spawn(keeper::keep(shared.clone(), peer, link));
+        if let Some(old) = self.lock_keepers().insert(peer, keeper) {
+            old.abort();
+        }
+        Ok(())
     }
 
-    /// Whether a session to `peer` is ready.
-    async fn ready_to(&self, peer: SocketAddr) -> Result<bool, ClusterError> {
-        let sessions = ractor::call_t!(self.server, NodeServerMessage::GetSessions, 1000)
-            .map_err(|_| ClusterError::NotRunning)?;
-        let peer = peer.to_string();
-        for session in sessions.values().filter(|s| s.peer_addr == peer) {
-            let ready = ractor::call_t!(
-                session.actor,
-                ractor_cluster::NodeSessionMessage::GetReadyState,
-                1000
-            );
-            if ready.unwrap_or(false) {
-                return Ok(true);
-            }
-        }
-        Ok(false)
+    fn lock_keepers(&self) -> std::sync::MutexGuard<'_, HashMap<SocketAddr, JoinHandle<()>>> {
+        self.keepers.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether a keeper still holds the session to `peer`.
+    fn keeps(&self, peer: SocketAddr) -> bool {
+        self.lock_keepers()
+            .get(&peer)
+            .is_some_and(|k| !k.is_finished())
     }
 
     /// Starts this node's observed peer over `collector`, contributing under the node's name
@@ -344,17 +501,23 @@ impl ClusterNode {
     /// # Errors
     /// [`ClusterError::NotRunning`] when the node server does not answer.
     pub async fn peers(&self) -> Result<usize, ClusterError> {
-        ractor::call_t!(self.server, NodeServerMessage::GetSessions, 1000)
+        ractor::call_t!(self.shared.server, NodeServerMessage::GetSessions, 1000)
             .map(|s| s.len())
             .map_err(|_| ClusterError::NotRunning)
     }
 
-    /// Stops the node at once: its listener, its node server and every session (a kill, as
-    /// a crashed node: nothing is drained). Peers answer the dispatches they had pending here
-    /// "unavailable". Waits up to `timeout` for the node server to end.
+    /// Stops the node at once: its listener, its keepers, its heartbeat, its node server and
+    /// every session (a kill, as a crashed node: nothing is drained). Peers answer the
+    /// dispatches they had pending here "unavailable". Waits up to `timeout` for the node
+    /// server to end.
     pub async fn stop(self, timeout: Duration) {
         self.accept_task.abort();
-        self.server.kill();
+        for (_, keeper) in self.lock_keepers().drain() {
+            keeper.abort();
+        }
+        self.beat_task.abort();
+        self.heartbeat.stop(None);
+        self.shared.server.kill();
         let _ = tokio::time::timeout(timeout, self.server_task).await;
     }
 }

@@ -354,9 +354,10 @@ impl ractor::Message for ApplicationMsg {
                 // send), no panic.
                 let handle = tokio::runtime::Handle::try_current().map_err(|_| BoxedDowncastErr)?;
                 let args = encode_call(tool, arguments)?;
-                let raw = forward_bytes(&handle, reply, |bytes| match bytes {
-                    Some(bytes) => decode_reply(&bytes),
-                    None => Err(unserved(Unserved::Unavailable)),
+                let raw = forward_bytes(&handle, reply, |forwarded| match forwarded {
+                    Forwarded::Answer(bytes) => decode_reply(&bytes),
+                    Forwarded::Lost => Err(unserved(Unserved::Unavailable)),
+                    Forwarded::Expired => Err(unserved(Unserved::Deadline)),
                 });
                 Ok(SerializedMessage::Call {
                     variant: DISPATCH_VARIANT.to_owned(),
@@ -394,46 +395,73 @@ impl ractor::Message for ApplicationMsg {
         };
         let handle = tokio::runtime::Handle::try_current().map_err(|_| BoxedDowncastErr)?;
         let (tx, rx) = oneshot::<DispatchResult>();
+        // The caller's bound came with the call: the pool runs the work no longer than it.
+        let bound = reply.get_timeout();
         handle.spawn(async move {
             // Bounded by the serving runtime: the pool answers (or drops) every job within its
-            // deadline.
+            // deadline. An answer for a caller that has stopped waiting is dropped here, not
+            // queued for the network.
             if let Ok(answer) = rx.await {
-                let _ = reply.send(encode_reply(&answer));
+                if !reply.is_closed() {
+                    let _ = reply.send(encode_reply(&answer));
+                }
             }
         });
+        let reply = match bound {
+            Some(bound) => RpcReplyPort::from((tx, bound)),
+            None => RpcReplyPort::from(tx),
+        };
         Ok(ApplicationMsg::Dispatch {
             tool,
             arguments,
             extensions: Extensions::new(),
-            reply: RpcReplyPort::from(tx),
+            reply,
         })
     }
 }
 
+/// What came back on a byte reply port.
+#[cfg(feature = "cluster")]
+#[derive(Debug)]
+pub(crate) enum Forwarded {
+    /// The serving node's answer.
+    Answer(Vec<u8>),
+    /// The port was dropped: the serving node or its session went away (declared silent
+    /// included), or the serving node could not read the call.
+    Lost,
+    /// The call's bound passed first.
+    Expired,
+}
+
+/// The bound of a remote call whose reply port has none (a host actor's own port): no call
+/// crosses a node without a deadline. The serving runtime answers by the sooner of this and
+/// its own deadline.
+#[cfg(feature = "cluster")]
+pub const REMOTE_DEADLINE: std::time::Duration = super::config::DEFAULT_DEADLINE;
+
 /// A byte reply port for a call that crosses a node, and a task forwarding what comes back on
-/// it to the caller's typed `reply`, read by `read` (`None`: the port was dropped — the serving
-/// node or its session went away — or the caller's timeout passed). Bounded: the byte port is
-/// answered by the serving node or dropped with the session or the remote proxy, and a caller
-/// with a timeout bounds it further.
+/// it to the caller's typed `reply`, read by `read`. The byte port always has a bound, the
+/// caller's or [`REMOTE_DEADLINE`]; it travels with the call, so the serving node stops
+/// waiting (and the runtime stops the work) when the caller does. Expiry is read as
+/// [`Forwarded::Expired`] whichever timer sees it first, so a caller with a bound of its own
+/// racing this one gets the same answer from both.
 #[cfg(feature = "cluster")]
 pub(crate) fn forward_bytes<T: Send + 'static>(
     handle: &tokio::runtime::Handle,
     reply: RpcReplyPort<T>,
-    read: impl FnOnce(Option<Vec<u8>>) -> T + Send + 'static,
+    read: impl FnOnce(Forwarded) -> T + Send + 'static,
 ) -> RpcReplyPort<Vec<u8>> {
     let (tx, rx) = oneshot::<Vec<u8>>();
-    let timeout = reply.get_timeout();
-    let raw = match timeout {
-        Some(t) => RpcReplyPort::from((tx, t)),
-        None => RpcReplyPort::from(tx),
-    };
+    let bound = reply.get_timeout().unwrap_or(REMOTE_DEADLINE);
+    let raw = RpcReplyPort::from((tx, bound));
     handle.spawn(async move {
-        let bytes = match timeout {
-            Some(t) => tokio::time::timeout(t, rx).await.ok().and_then(Result::ok),
-            None => rx.await.ok(),
+        let forwarded = match tokio::time::timeout(bound, rx).await {
+            Ok(Ok(bytes)) => Forwarded::Answer(bytes),
+            Ok(Err(_dropped)) => Forwarded::Lost,
+            Err(_elapsed) => Forwarded::Expired,
         };
         // A caller that gave up waiting is not an error here.
-        let _ = reply.send(read(bytes));
+        let _ = reply.send(read(forwarded));
     });
     raw
 }
@@ -465,5 +493,64 @@ mod tests {
     fn garbage_reply_bytes_are_an_internal_error() {
         let e = decode_reply(b"{\"maybe\":1}").err();
         assert_eq!(e.map(|e| e.code()), Some(-32603));
+    }
+
+    /// The call as it leaves the node: its byte reply port, and the caller's answer.
+    fn leave(
+        timeout: Option<std::time::Duration>,
+    ) -> (
+        RpcReplyPort<Vec<u8>>,
+        ractor::concurrency::OneshotReceiver<DispatchResult>,
+    ) {
+        let (tx, rx) = oneshot();
+        let reply = match timeout {
+            Some(t) => RpcReplyPort::from((tx, t)),
+            None => RpcReplyPort::from(tx),
+        };
+        let msg = ApplicationMsg::Dispatch {
+            tool: "t".to_owned(),
+            arguments: serde_json::json!({}),
+            extensions: Extensions::new(),
+            reply,
+        };
+        match ractor::Message::serialize(msg) {
+            Ok(SerializedMessage::Call { reply, .. }) => (reply, rx),
+            _ => panic!("a dispatch leaves as a call"),
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_call_crosses_with_its_callers_bound_and_its_expiry_is_a_deadline() {
+        let bound = std::time::Duration::from_millis(300);
+        let (raw, answer) = leave(Some(bound));
+        assert_eq!(raw.get_timeout(), Some(bound), "the bound travels with the call");
+        // The serving node says nothing; the port is held, not dropped.
+        let refused = answer.await.expect("answered").expect_err("expired");
+        assert!(refused.is_deadline(), "{refused}");
+        drop(raw);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_call_on_a_bare_port_still_has_a_deadline() {
+        let (raw, answer) = leave(None);
+        assert_eq!(raw.get_timeout(), Some(REMOTE_DEADLINE));
+        let started = tokio::time::Instant::now();
+        let refused = answer.await.expect("answered").expect_err("expired");
+        assert!(refused.is_deadline(), "{refused}");
+        assert_eq!(started.elapsed(), REMOTE_DEADLINE, "the paused clock says when");
+        drop(raw);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_dropped_port_is_unavailable_and_an_answer_is_read() {
+        let (raw, answer) = leave(Some(std::time::Duration::from_secs(5)));
+        drop(raw);
+        let refused = answer.await.expect("answered").expect_err("lost");
+        assert!(refused.is_unavailable(), "{refused}");
+
+        let (raw, answer) = leave(None);
+        let ok: DispatchResult = Err(unserved(Unserved::Overloaded));
+        raw.send(encode_reply(&ok)).expect("the forwarder waits");
+        assert_eq!(answer.await.expect("answered"), ok);
     }
 }

@@ -186,8 +186,11 @@ impl Pool {
     }
 
     /// Runs `pending` on a task of its own and sends the reply to `reply`, whatever happens.
+    /// A port with a timeout shortens the call's deadline to it: past it nobody waits for the
+    /// answer (a remote caller's port carries the caller's bound across the node).
     pub(crate) fn submit(&self, pending: Pending, reply: ReplyTo) {
-        let run = self.execute(pending);
+        let ReplyTo::Host(port) = &reply;
+        let run = self.execute(pending, port.get_timeout());
         tokio::spawn(async move { reply.send(run.await) });
     }
 
@@ -228,14 +231,19 @@ impl Pool {
     /// Dropping the future cancels the call: a call still waiting gives its place back and
     /// never runs; a running one has its task aborted and its token fired, and holds its slot
     /// until its host work has ended.
-    fn execute(&self, pending: Pending) -> impl std::future::Future<Output = Reply> + 'static {
+    fn execute(
+        &self,
+        pending: Pending,
+        within: Option<Duration>,
+    ) -> impl std::future::Future<Output = Reply> + 'static {
         let admission = self.current();
         async move {
             let Some(admission) = admission else {
                 return pending.unserved(UNAVAILABLE);
             };
             let settings = admission.shared.settings;
-            let due = Instant::now() + settings.deadline;
+            let deadline = within.map_or(settings.deadline, |w| w.min(settings.deadline));
+            let due = Instant::now() + deadline;
             let permit = match admit(&admission, settings.queue, due).await {
                 Ok(permit) => permit,
                 Err(reason) => return pending.unserved(reason),
@@ -257,6 +265,7 @@ impl Pool {
                 call,
                 token,
                 due,
+                deadline,
             };
             let running = Running::start();
             let ended = watch.wait().await;
@@ -272,7 +281,7 @@ impl Pool {
 
 impl RunPending for Pool {
     fn run(&self, pending: Pending) -> BoxFuture<Reply> {
-        Box::pin(self.execute(pending))
+        Box::pin(self.execute(pending, None))
     }
 }
 
@@ -478,6 +487,8 @@ struct Watch {
     call: Arc<CallState>,
     token: CancellationToken,
     due: Instant,
+    /// The call's deadline (the pool's, or its caller's when sooner).
+    deadline: Duration,
 }
 
 impl Watch {
@@ -503,7 +514,7 @@ impl Watch {
                 let shared = &self.call.shared;
                 shared.counters.deadlines.fetch_add(1, Ordering::Relaxed);
                 metrics::pool_event(PoolEvent::Deadline);
-                shared.lost(WorkerFault::DeadlineExceeded(shared.settings.deadline));
+                shared.lost(WorkerFault::DeadlineExceeded(self.deadline));
                 Err(DEADLINE)
             }
         }

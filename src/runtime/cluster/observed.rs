@@ -15,6 +15,7 @@
 use crate::connectome::federation::Federation;
 use crate::connectome::model::{EdgeKey, EdgeKind, Graph};
 use crate::connectome::observed::Collector;
+use crate::runtime::message::Forwarded;
 use ractor::concurrency::oneshot;
 use ractor::message::{BoxedDowncastErr, SerializedMessage};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
@@ -103,9 +104,11 @@ impl ractor::Message for ObservedMsg {
     fn serialize(self) -> Result<SerializedMessage, BoxedDowncastErr> {
         let ObservedMsg::Snapshot(reply) = self;
         let handle = tokio::runtime::Handle::try_current().map_err(|_| BoxedDowncastErr)?;
-        let raw = crate::runtime::message::forward_bytes(&handle, reply, |bytes| {
-            bytes.and_then(|b| serde_json::from_slice::<Contribution>(&b).ok())
-        });
+        let raw =
+            crate::runtime::message::forward_bytes(&handle, reply, |forwarded| match forwarded {
+                Forwarded::Answer(b) => serde_json::from_slice::<Contribution>(&b).ok(),
+                Forwarded::Lost | Forwarded::Expired => None,
+            });
         Ok(SerializedMessage::Call {
             variant: OBSERVED_VARIANT.to_owned(),
             args: Vec::new(),

@@ -1,0 +1,54 @@
+//! Keeping a session a node asked for: when it ends (the peer declared silent, its connection
+//! closed), the node connects again by itself until it is stopped, so that a healed network
+//! or a restarted peer is back without the host doing anything.
+
+use super::link::Link;
+use super::NodeShared;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpStream;
+
+/// The pause after a session ends before the first new attempt: the peer's side of a
+/// partition declares too, and a peer that closes at once (a wrong cookie, an election lost)
+/// is not hammered.
+pub(super) const FIRST_RETRY: Duration = Duration::from_millis(100);
+
+/// Keeps a session to `peer` open, starting from `link`; ends when the node server is gone
+/// (or the task is aborted, as [`ClusterNode::stop`](super::ClusterNode::stop) does).
+///
+/// An attempt waits for the connection at most the reconnect bound: on a silent network the
+/// next attempt starts as soon as one times out, so a session is back within about one bound
+/// (and the handshake's round trips) after the network heals. An attempt refused at once (the
+/// peer not listening yet) is followed by a pause doubling from [`FIRST_RETRY`] up to the
+/// bound; the pause starts again from [`FIRST_RETRY`] after a session that became ready.
+///
+/// # Cancel safety
+/// Aborting it leaves the current session as it is; a connection being opened is dropped.
+pub(super) async fn keep(node: Arc<NodeShared>, peer: SocketAddr, mut link: Arc<Link>) {
+    let mut pause = FIRST_RETRY;
+    loop {
+        link.closed().cancelled().await;
+        if link.is_ready() {
+            pause = FIRST_RETRY;
+        }
+        tokio::time::sleep(FIRST_RETRY).await;
+        link = loop {
+            let attempt = node.reconnect.max(FIRST_RETRY);
+            match tokio::time::timeout(attempt, TcpStream::connect(peer)).await {
+                Ok(Ok(stream)) => match node.open(stream, peer, true) {
+                    Ok(link) => break link,
+                    // The node server is gone: nothing to keep.
+                    Err(_) => return,
+                },
+                Ok(Err(e)) => {
+                    tracing::debug!(%peer, error = %e, "reconnecting to a node");
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(node.reconnect.max(FIRST_RETRY));
+                }
+                // A silent network: the attempt itself waited.
+                Err(_elapsed) => {}
+            }
+        };
+    }
+}
