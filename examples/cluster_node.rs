@@ -15,7 +15,7 @@
 //! event (`cause` on `down` only); `{"connected": true}` after `--connect` (or `{"error": …}`);
 //! `{"started": tag, "tool": …}` when a tool call starts running on this node (`hold`'s tag,
 //! `echo`'s text); and one line per command below. A line that is not a command earns
-//! `{"error": …}`.
+//! `{"error": …}`. The library's warnings go to stderr.
 //!
 //! **Tools.** `hold {"tag": string, "ms": integer ≥ 0, "bytes": integer 0..=1048576}` sleeps
 //! `ms` (stopping early if the call is cancelled), then answers a text of `bytes` bytes.
@@ -561,6 +561,12 @@ async fn run(o: Options) -> Result<(), Failure> {
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> ExitCode {
+    // The library's warnings (a peer declared down, a failed reconnect) on stderr.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_max_level(tracing_subscriber::filter::LevelFilter::WARN)
+        .init();
     start_writer();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = match options(&args) {
