@@ -523,7 +523,11 @@ mod tests {
     async fn a_call_crosses_with_its_callers_bound_and_its_expiry_is_a_deadline() {
         let bound = std::time::Duration::from_millis(300);
         let (raw, answer) = leave(Some(bound));
-        assert_eq!(raw.get_timeout(), Some(bound), "the bound travels with the call");
+        assert_eq!(
+            raw.get_timeout(),
+            Some(bound),
+            "the bound travels with the call"
+        );
         // The serving node says nothing; the port is held, not dropped.
         let refused = answer.await.expect("answered").expect_err("expired");
         assert!(refused.is_deadline(), "{refused}");
@@ -537,7 +541,11 @@ mod tests {
         let started = tokio::time::Instant::now();
         let refused = answer.await.expect("answered").expect_err("expired");
         assert!(refused.is_deadline(), "{refused}");
-        assert_eq!(started.elapsed(), REMOTE_DEADLINE, "the paused clock says when");
+        assert_eq!(
+            started.elapsed(),
+            REMOTE_DEADLINE,
+            "the paused clock says when"
+        );
         drop(raw);
     }
 

@@ -36,7 +36,7 @@ use crate::transport::RunPending;
 use crate::BoxFuture;
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SpawnErr};
 use std::fmt;
-use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
@@ -47,6 +47,10 @@ const OVERLOADED: Unserved = Unserved::Overloaded;
 const DEADLINE: Unserved = Unserved::Deadline;
 pub(crate) const UNAVAILABLE: Unserved = Unserved::Unavailable;
 const SHUTTING_DOWN: Unserved = Unserved::ShuttingDown;
+
+mod stats;
+use stats::Counters;
+pub use stats::PoolStats;
 
 /// Where a submitted job's reply goes.
 pub(crate) enum ReplyTo {
@@ -63,50 +67,6 @@ impl ReplyTo {
             }
         }
     }
-}
-
-/// The pool's counters, shared across pool restarts.
-#[derive(Debug, Default)]
-pub(crate) struct Counters {
-    starts: AtomicU64,
-    completed: AtomicU64,
-    panics: AtomicU64,
-    deadlines: AtomicU64,
-    overloaded: AtomicU64,
-    cancelled: AtomicU64,
-}
-
-/// A snapshot of the dispatch pool's counters.
-///
-/// `#[non_exhaustive]`: read its fields; [`crate::runtime::ApplicationRef::pool_stats`] makes one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct PoolStats {
-    /// Workers configured: the most host calls that ever run at once.
-    pub workers: usize,
-    /// Worker starts beyond the first `workers`: after a panic, a deadline or a pool restart.
-    /// A worker lost to a deadline whose host blocks its thread is counted when it is lost;
-    /// its slot comes back only when the host returns (see `overrunning`).
-    pub worker_restarts: u64,
-    /// Jobs answered by the host (including tool errors). A host that returns in the instant
-    /// its deadline passes or its caller leaves is counted here and there too.
-    pub completed: u64,
-    /// Jobs whose host code panicked.
-    pub panics: u64,
-    /// Jobs answered `"deadline"`: past their deadline while running, or while still waiting
-    /// for a slot.
-    pub deadlines: u64,
-    /// Jobs refused because the queue was full.
-    pub overloaded: u64,
-    /// Jobs whose caller went away (or cancelled them) before they were answered; their host
-    /// work was dropped.
-    pub cancelled: u64,
-    /// Host calls still holding a worker now although their caller stopped waiting (the
-    /// deadline passed, or the caller went away): a host blocking its thread. They count
-    /// against `workers` until they return.
-    pub overrunning: usize,
-    /// Calls waiting for a slot now; at most the configured `queue`.
-    pub queued: usize,
 }
 
 /// How the pool is sized and bounded.

@@ -154,7 +154,10 @@ async fn a_silent_peer_is_declared_down_its_callers_answered_and_the_session_hea
     let mut b_events = node_b.subscribe();
     let relay = Relay::start(node_a.addr()).await;
 
-    node_b.connect(relay.addr).await.expect("B joins A through the relay");
+    node_b
+        .connect(relay.addr)
+        .await
+        .expect("B joins A through the relay");
     assert_eq!(up(&mut b_events).await, "node_a");
     assert_eq!(up(&mut a_events).await, "node_b");
     let remote = wait_for_remote_dispatcher(SAFETY)
@@ -206,8 +209,14 @@ async fn a_silent_peer_is_declared_down_its_callers_answered_and_the_session_hea
         .expect("the bare port is answered")
         .expect("an answer, not a dropped port");
     assert!(bare.expect_err("refused").is_unavailable());
-    assert_eq!(down(&mut b_events).await, ("node_a".to_owned(), DownCause::Silent));
-    assert_eq!(down(&mut a_events).await, ("node_b".to_owned(), DownCause::Silent));
+    assert_eq!(
+        down(&mut b_events).await,
+        ("node_a".to_owned(), DownCause::Silent)
+    );
+    assert_eq!(
+        down(&mut a_events).await,
+        ("node_b".to_owned(), DownCause::Silent)
+    );
     assert!(
         group
             .until(SAFETY, || remote_dispatchers().is_empty())
