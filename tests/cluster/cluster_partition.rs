@@ -21,9 +21,9 @@
 //! safety net ([`WAIT`]) that turns a hang into a failure, not a timing assertion, except two:
 //! the calls sent into the partition go [`INTO_PARTITION`] after the cut (a sleep: their place
 //! in time is the point), and resident memory, which has no event, is polled. The whole test
-//! is bounded by [`WHOLE`]. The measured numbers go to stderr in one `cluster_partition:` line;
-//! the nodes' stderr (the library's warnings) is copied there too, stamped with the time since
-//! the namespaces were made, as are the cut and the heal.
+//! is bounded by [`WHOLE`]. The measured numbers go to stderr, past the harness's capture, in
+//! one `cluster_partition:` line; the nodes' stderr (the library's warnings) is copied there
+//! too, stamped with the time since the namespaces were made, as are the cut and the heal.
 //!
 //! **Memory.** Each node's resident memory after the peer is down must come back within
 //! [`RSS_SLACK_KIB`] of its level after a warm-up of the same calls; the nodes run with glibc
@@ -84,6 +84,15 @@ const RSS_POLL_FOR: Duration = Duration::from_secs(10);
 /// resident on node A for a minute and more on a loaded machine (all of it free: `malloc_trim`
 /// gave it back), which says nothing about what the node holds. Other allocators ignore it.
 const GLIBC_TUNABLES: &str = "glibc.malloc.mmap_threshold=16384:glibc.malloc.trim_threshold=131072";
+
+/// `eprintln!` to the process's stderr itself, past the test harness's capture: the figures,
+/// a skip and the nodes' warnings show in CI's log of a passing run too.
+macro_rules! loud {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
 
 /// Two network namespaces joined by a veth pair, and the nodes running in them; dropping it
 /// kills the nodes and deletes the namespaces (and so the pair).
@@ -189,7 +198,7 @@ impl Partitionable {
         let self_born = self.born;
         tokio::spawn(async move {
             while let Some(line) = errors.recv().await {
-                eprintln!("[{label} +{:?}] {line}", self_born.elapsed());
+                loud!("[{label} +{:?}] {line}", self_born.elapsed());
             }
         });
         let (tx, rx) = mpsc::unbounded_channel();
@@ -433,13 +442,13 @@ fn up(name: &'static str) -> impl Fn(&Value) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_silent_partition_answers_every_caller_unavailable_and_heals_by_itself() {
     if !is_root() {
-        eprintln!("SKIPPED cluster_partition: not root (network namespaces need it)");
+        loud!("SKIPPED cluster_partition: not root (network namespaces need it)");
         return;
     }
     let mut net = match Partitionable::create() {
         Ok(net) => net,
         Err(e) => {
-            eprintln!("SKIPPED cluster_partition: cannot add a network namespace: {e}");
+            loud!("SKIPPED cluster_partition: cannot add a network namespace: {e}");
             return;
         }
     };
@@ -548,7 +557,7 @@ async fn scenario(net: &mut Partitionable) {
         "answered before the cut (started too slowly?): {early:?}"
     );
     let cut = Instant::now();
-    eprintln!(
+    loud!(
         "cluster_partition: the link cut at +{:?}",
         cut.duration_since(net.born)
     );
@@ -634,7 +643,7 @@ async fn scenario(net: &mut Partitionable) {
     b.drain();
     let b_at_heal = b.seen.len();
     let heal = Instant::now();
-    eprintln!(
+    loud!(
         "cluster_partition: the link healed at +{:?}",
         heal.duration_since(net.born)
     );
@@ -680,7 +689,7 @@ async fn scenario(net: &mut Partitionable) {
         );
     }
 
-    eprintln!(
+    loud!(
         "cluster_partition: {} calls running on A {all_started:?} after sending; cut (ip, both \
          ends) {cut_took:?}; {} callers answered unavailable, \
          the last {slowest:?} after the cut (bound {ANSWERED:?}); the 2 sent into the partition \
