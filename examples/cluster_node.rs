@@ -36,7 +36,8 @@
 //! - `calls <n> <prefix> <tool> <json>`: `n` `call`s at once, ids `prefix0`…; if the JSON has
 //!   a `"tag"`, each call's tag is its id.
 //! - `dispatchers`: `{"dispatchers": n}`, the remote dispatchers known now.
-//! - `rss`: `{"rss_kib": n}`, VmRSS from `/proc/self/status`.
+//! - `rss`: `{"rss_kib": n, "heap_bytes": m}`, VmRSS from `/proc/self/status` and the bytes
+//!   the process has allocated and not freed (counted by this binary's allocator).
 //! - `quit` (or the end of stdin): stops the node and the runtime, then exits.
 //!
 //! **A partition by hand** (as root, with iproute2): two network namespaces joined by a veth
@@ -79,6 +80,44 @@ use std::sync::mpsc;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// The system allocator, counting the bytes live: what the process holds, whatever the
+/// allocator keeps of what was freed (resident memory shows both).
+struct Counting;
+
+static LIVE: std::sync::atomic::AtomicIsize = std::sync::atomic::AtomicIsize::new(0);
+
+// SAFETY: every call is forwarded unchanged to the system allocator; the counter is a side
+// effect only.
+#[allow(unsafe_code)]
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let p = unsafe { std::alloc::System.alloc(layout) };
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size() as isize, std::sync::atomic::Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        unsafe { std::alloc::System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size() as isize, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { std::alloc::System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            LIVE.fetch_add(
+                new_size as isize - layout.size() as isize,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
 
 /// Calls the runtime admits at once, running or queued, whatever the number of workers.
 const IN_FLIGHT: usize = 1100;
@@ -523,7 +562,10 @@ async fn run(o: Options) -> Result<(), Failure> {
             Ok(Command::Quit) => break,
             Ok(Command::Dispatchers) => say(json!({"dispatchers": remote_dispatchers().len()})),
             Ok(Command::Rss) => match rss_kib() {
-                Ok(kib) => say(json!({"rss_kib": kib})),
+                Ok(kib) => say(json!({
+                    "rss_kib": kib,
+                    "heap_bytes": LIVE.load(std::sync::atomic::Ordering::Relaxed),
+                })),
                 Err(e) => say(json!({"error": e})),
             },
             Ok(Command::Call {

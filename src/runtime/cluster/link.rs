@@ -153,8 +153,8 @@ impl Link {
 
 /// Sets the socket options that let the kernel give up on a silent peer too: keepalive probes
 /// on an idle connection, and `TCP_USER_TIMEOUT` (Linux) on data left unacknowledged. The
-/// kernel's bound is half again the crate's, so the crate, which names the cause, declares
-/// first; the kernel's is the backstop. Failures are logged, not fatal: the crate's own check
+/// kernel's bound is half again the crate's, so the crate declares first; the kernel's is the
+/// backstop (a read it fails with `ETIMEDOUT` declares the link silent too). Failures are logged, not fatal: the crate's own check
 /// does not need them.
 pub(super) fn tune(stream: &TcpStream, detect: Duration) {
     let _ = stream.set_nodelay(true);
@@ -247,8 +247,11 @@ impl AsyncRead for LinkRead {
         }
         let before = buf.filled().len();
         let polled = Pin::new(&mut this.half).poll_read(cx, buf);
-        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
-            this.link.heard_now();
+        match &polled {
+            Poll::Ready(Ok(())) if buf.filled().len() > before => this.link.heard_now(),
+            // The kernel gave up first (TCP_USER_TIMEOUT, keepalive): silent all the same.
+            Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::TimedOut => this.link.declare(),
+            _ => {}
         }
         polled
     }
