@@ -226,12 +226,15 @@ pub struct ClusterNode {
     addr: SocketAddr,
     shared: Arc<NodeShared>,
     events: broadcast::Sender<PeerEvent>,
-    keepers: Mutex<HashMap<SocketAddr, JoinHandle<()>>>,
+    keepers: Mutex<Keepers>,
     heartbeat: ActorRef<HeartbeatMsg>,
     beat_task: JoinHandle<()>,
     server_task: JoinHandle<()>,
     accept_task: JoinHandle<()>,
 }
+
+/// The sessions a node keeps: by the address it connected to, the peer's name and the keeper.
+type Keepers = HashMap<SocketAddr, (String, JoinHandle<()>)>;
 
 /// What the node's tasks share: the node server, the links, the bounds.
 #[derive(Debug)]
@@ -354,7 +357,10 @@ impl ClusterNode {
         let (heartbeat, _) = ractor::Actor::spawn(None, Heartbeat, ())
             .await
             .map_err(ClusterError::Start)?;
-        let beat_task = tokio::spawn(heartbeat::beat(heartbeat::interval(config.detect)));
+        let beat_task = tokio::spawn(heartbeat::beat(
+            server.clone(),
+            heartbeat::interval(config.detect),
+        ));
         let shared = Arc::new(NodeShared {
             server,
             links,
@@ -413,11 +419,13 @@ impl ClusterNode {
     }
 
     /// Connects to the node at `peer` and waits, within the handshake timeout, until a call
-    /// can cross: a session over a connection this node opened is ready and has heard the
-    /// peer within two beats (a stalled old session does not count). From then on the node
-    /// keeps the session: when it ends, it reconnects by itself (see
-    /// [`NodeConfig::reconnect`]) until [`ClusterNode::stop`]. Called again for a kept peer,
-    /// it waits for that session to be back.
+    /// can cross: a session with that node is ready and has heard it within two beats. The
+    /// session is the one over the connection this call opened, or — when the node had
+    /// connected here too and `ractor_cluster`'s election kept its connection — that one; a
+    /// stalled old session does not count. From then on the node keeps a session with the
+    /// peer: when it ends, it reconnects by itself (see [`NodeConfig::reconnect`]) until
+    /// [`ClusterNode::stop`]. Called again for a kept peer, it waits for the session to be
+    /// back.
     ///
     /// # Errors
     /// [`ClusterError::Connect`] when the connection cannot be opened;
@@ -433,15 +441,9 @@ impl ClusterNode {
         if shared.links.fresh_to(peer, shared.recent()) {
             return Ok(());
         }
-        if self.keeps(peer) {
-            // The keeper is reopening it: wait for it to carry calls.
-            while tokio::time::Instant::now() < deadline {
-                if shared.links.fresh_to(peer, shared.recent()) {
-                    return Ok(());
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-            return Err(ClusterError::Handshake { peer });
+        if let Some(name) = self.kept(peer) {
+            // The keeper is reopening it: wait for a session with the node to carry calls.
+            return self.serving(&name, peer, deadline).await;
         }
         let stream = match tokio::time::timeout_at(deadline, TcpStream::connect(peer)).await {
             Ok(Ok(stream)) => stream,
@@ -454,25 +456,61 @@ impl ClusterNode {
             () = link.closed().cancelled() => {}
             () = tokio::time::sleep_until(deadline) => {}
         }
-        if !link.is_fresh(shared.recent()) {
-            return Err(ClusterError::Handshake { peer });
-        }
-        let keeper = tokio::spawn(keeper::keep(shared.clone(), peer, link));
-        if let Some(old) = self.lock_keepers().insert(peer, keeper) {
+        let (name, kept) = if link.is_fresh(shared.recent()) {
+            (link.name().unwrap_or_default().to_owned(), Some(link))
+        } else {
+            // Closed before it was ready: the peer's own connection may have won the election
+            // (the node server names the peer even then, just after the close).
+            let named = async {
+                loop {
+                    if let Some(name) = link.name() {
+                        break name.to_owned();
+                    }
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            };
+            match tokio::time::timeout_at(deadline, named).await {
+                Ok(name) if link.closed().is_cancelled() => {
+                    self.serving(&name, peer, deadline).await?;
+                    (name, None)
+                }
+                _ => return Err(ClusterError::Handshake { peer }),
+            }
+        };
+        let keeper = tokio::spawn(keeper::keep(shared.clone(), peer, name.clone(), kept));
+        if let Some((_, old)) = self.lock_keepers().insert(peer, (name, keeper)) {
             old.abort();
         }
         Ok(())
     }
 
-    fn lock_keepers(&self) -> std::sync::MutexGuard<'_, HashMap<SocketAddr, JoinHandle<()>>> {
+    /// Waits until a session with the node named `name` carries calls, in either direction.
+    async fn serving(
+        &self,
+        name: &str,
+        peer: SocketAddr,
+        deadline: tokio::time::Instant,
+    ) -> Result<(), ClusterError> {
+        let recent = self.shared.recent();
+        while tokio::time::Instant::now() < deadline {
+            if self.shared.links.fresh_named(name, recent).is_some() {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        Err(ClusterError::Handshake { peer })
+    }
+
+    fn lock_keepers(&self) -> std::sync::MutexGuard<'_, Keepers> {
         self.keepers.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Whether a keeper still holds the session to `peer`.
-    fn keeps(&self, peer: SocketAddr) -> bool {
+    /// The name of the node at `peer`, when a keeper still holds the session to it.
+    fn kept(&self, peer: SocketAddr) -> Option<String> {
         self.lock_keepers()
             .get(&peer)
-            .is_some_and(|k| !k.is_finished())
+            .filter(|(_, k)| !k.is_finished())
+            .map(|(name, _)| name.clone())
     }
 
     /// Starts this node's observed peer over `collector`, contributing under the node's name
@@ -512,7 +550,7 @@ impl ClusterNode {
     /// server to end.
     pub async fn stop(self, timeout: Duration) {
         self.accept_task.abort();
-        for (_, keeper) in self.lock_keepers().drain() {
+        for (_, (_, keeper)) in self.lock_keepers().drain() {
             keeper.abort();
         }
         self.beat_task.abort();

@@ -309,3 +309,37 @@ async fn a_remote_callers_bound_is_the_calls_deadline_on_both_nodes() {
     node_a.stop(SAFETY).await;
     runtime.stop(SAFETY).await.expect("runtime stops");
 }
+
+/// Two nodes that each connect to the other (as a cluster whose nodes all list their peers
+/// does): `ractor_cluster`'s election keeps one session and closes the other connection, and
+/// both `connect`s still answer Ok, because a session with the peer serves; calls cross.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_nodes_connecting_to_each_other_both_succeed_on_the_session_kept() {
+    let _nodes = crate::NODES.lock().await;
+    let runtime = Application::start(host::server(), ApplicationConfig::new())
+        .await
+        .expect("runtime starts");
+    let node_a = ClusterNode::start(NodeConfig::new("node_a", COOKIE))
+        .await
+        .expect("A starts");
+    let node_b = ClusterNode::start(NodeConfig::new("node_b", COOKIE))
+        .await
+        .expect("B starts");
+    node_a.connect(node_b.addr()).await.expect("A joins B");
+    node_b.connect(node_a.addr()).await.expect("B joins A");
+    node_a
+        .connect(node_b.addr())
+        .await
+        .expect("A again: the kept session serves");
+    let remote = wait_for_remote_dispatcher(SAFETY)
+        .await
+        .expect("a remote dispatcher");
+    let ok = dispatch_to(&remote, "echo", json!({"text": "both"}), SAFETY).await;
+    assert_eq!(ok.expect("a call crosses").texts(), ["both"]);
+    assert_eq!(node_a.peers().await.expect("A runs"), 1);
+    assert_eq!(node_b.peers().await.expect("B runs"), 1);
+
+    node_b.stop(SAFETY).await;
+    node_a.stop(SAFETY).await;
+    runtime.stop(SAFETY).await.expect("runtime stops");
+}

@@ -1,11 +1,13 @@
 //! The beat that keeps every session audible: each node runs a heartbeat actor in the group
-//! [`HEARTBEAT_GROUP`] and casts a beat to every remote member at a quarter of its detection
-//! bound, so a peer that is there is heard well within the bound (`link.rs`), whatever else
+//! [`HEARTBEAT_GROUP`] and casts a beat over each of its sessions to the peer's heartbeat
+//! actor at a quarter of its detection bound, so a peer that is there is heard well within the bound (`link.rs`), whatever else
 //! the session carries. A beat is a cast of no bytes under [`BEAT_VARIANT`]; the heartbeat
 //! actor reads and drops it.
 
 use ractor::message::{BoxedDowncastErr, SerializedMessage};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
+use ractor_cluster::NodeServerMessage;
+use std::collections::HashSet;
 use std::time::Duration;
 
 /// The process group of the nodes' heartbeat actors.
@@ -78,18 +80,40 @@ pub(super) fn interval(detect: Duration) -> Duration {
     (detect / 4).max(MIN_INTERVAL)
 }
 
-/// Casts a beat to every remote heartbeat actor each `interval`, until aborted.
+/// Casts a beat over each of `server`'s sessions each `interval`, until aborted: to every
+/// heartbeat actor the session reaches (its remote actors whose pid a remote member of
+/// [`HEARTBEAT_GROUP`] has).
+///
+/// Found through each session rather than through the group alone: the group keeps one
+/// reference per remote id, and the ids of two node servers in one process can be the same
+/// (each counts its sessions from 0), so a group member may be another session's reference.
 ///
 /// # Cancel safety
 /// Dropping it stops the beats; nothing is half sent.
-pub(super) async fn beat(interval: Duration) {
+pub(super) async fn beat(server: ActorRef<NodeServerMessage>, interval: Duration) {
     let mut ticks = tokio::time::interval(interval);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let asked = u64::try_from(interval.as_millis()).unwrap_or(u64::MAX);
     loop {
         ticks.tick().await;
-        for member in ractor::pg::get_members(&HEARTBEAT_GROUP.to_owned()) {
-            if !member.get_id().is_local() {
-                let _ = ActorRef::<HeartbeatMsg>::from(member).cast(HeartbeatMsg::Beat);
+        let hearts: HashSet<u64> = ractor::pg::get_members(&HEARTBEAT_GROUP.to_owned())
+            .iter()
+            .map(|member| member.get_id())
+            .filter(|id| !id.is_local())
+            .map(|id| id.pid())
+            .collect();
+        if hearts.is_empty() {
+            continue;
+        }
+        let Ok(sessions) = ractor::call_t!(server, NodeServerMessage::GetSessions, asked) else {
+            continue;
+        };
+        for session in sessions.values() {
+            for child in session.actor.get_children() {
+                let id = child.get_id();
+                if !id.is_local() && hearts.contains(&id.pid()) {
+                    let _ = ActorRef::<HeartbeatMsg>::from(child).cast(HeartbeatMsg::Beat);
+                }
             }
         }
     }

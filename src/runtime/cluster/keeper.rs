@@ -14,8 +14,13 @@ use tokio::net::TcpStream;
 /// is not hammered.
 pub(super) const FIRST_RETRY: Duration = Duration::from_millis(100);
 
-/// Keeps a session to `peer` open, starting from `link`; ends when the node server is gone
-/// (or the task is aborted, as [`ClusterNode::stop`](super::ClusterNode::stop) does).
+/// Keeps a session to `peer` (the node named `name`) open, starting from `link` when this node
+/// holds one; ends when the node server is gone (or the task is aborted, as
+/// [`ClusterNode::stop`](super::ClusterNode::stop) does).
+///
+/// While a session with the node serves over another connection (the peer connected here too,
+/// and `ractor_cluster`'s election kept its connection), the keeper waits for that one to end
+/// instead of opening connections the election would close.
 ///
 /// An attempt waits for the connection at most the reconnect bound: on a silent network the
 /// next attempt starts as soon as one times out, so a session is back within about one bound
@@ -25,17 +30,28 @@ pub(super) const FIRST_RETRY: Duration = Duration::from_millis(100);
 ///
 /// # Cancel safety
 /// Aborting it leaves the current session as it is; a connection being opened is dropped.
-pub(super) async fn keep(node: Arc<NodeShared>, peer: SocketAddr, mut link: Arc<Link>) {
+pub(super) async fn keep(
+    node: Arc<NodeShared>,
+    peer: SocketAddr,
+    name: String,
+    mut link: Option<Arc<Link>>,
+) {
     let mut pause = FIRST_RETRY;
+    let bound = node.reconnect.max(FIRST_RETRY);
     loop {
-        link.closed().cancelled().await;
-        if link.is_ready() {
-            pause = FIRST_RETRY;
+        if let Some(link) = &link {
+            link.closed().cancelled().await;
+            if link.is_ready() {
+                pause = FIRST_RETRY;
+            }
+            tokio::time::sleep(FIRST_RETRY).await;
         }
-        tokio::time::sleep(FIRST_RETRY).await;
-        link = loop {
-            let attempt = node.reconnect.max(FIRST_RETRY);
-            match tokio::time::timeout(attempt, TcpStream::connect(peer)).await {
+        while let Some(other) = node.links.fresh_named(&name, node.recent()) {
+            other.closed().cancelled().await;
+            tokio::time::sleep(FIRST_RETRY).await;
+        }
+        link = Some(loop {
+            match tokio::time::timeout(bound, TcpStream::connect(peer)).await {
                 Ok(Ok(stream)) => match node.open(stream, peer, true) {
                     Ok(link) => break link,
                     // The node server is gone: nothing to keep.
@@ -44,11 +60,11 @@ pub(super) async fn keep(node: Arc<NodeShared>, peer: SocketAddr, mut link: Arc<
                 Ok(Err(e)) => {
                     tracing::debug!(%peer, error = %e, "reconnecting to a node");
                     tokio::time::sleep(pause).await;
-                    pause = (pause * 2).min(node.reconnect.max(FIRST_RETRY));
+                    pause = (pause * 2).min(bound);
                 }
                 // A silent network: the attempt itself waited.
                 Err(_elapsed) => {}
             }
-        };
+        });
     }
 }

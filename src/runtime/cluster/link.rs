@@ -87,9 +87,14 @@ impl Link {
         self.name.get().map(String::as_str)
     }
 
+    /// The peer's node name, learnt from its session (ready or not).
+    pub(super) fn set_name(&self, name: String) {
+        let _ = self.name.set(name);
+    }
+
     /// The session over this link is ready: `name` is the peer's.
     pub(super) fn set_ready(&self, name: String) {
-        let _ = self.name.set(name);
+        self.set_name(name);
         self.ready.cancel();
     }
 

@@ -79,11 +79,28 @@ impl Links {
         self.lock().remove(&link.id());
     }
 
+    /// A link to the node named `name`, either way, that carries calls now.
+    pub(super) fn fresh_named(&self, name: &str, recent: Duration) -> Option<Arc<Link>> {
+        self.lock()
+            .values()
+            .find(|l| l.name() == Some(name) && l.is_fresh(recent))
+            .cloned()
+    }
+
     /// Whether a link this node opened to `peer` carries calls now (see [`Link::is_fresh`]).
     pub(super) fn fresh_to(&self, peer: SocketAddr, recent: Duration) -> bool {
         self.lock()
             .values()
             .any(|l| l.outgoing() && l.peer() == peer && l.is_fresh(recent))
+    }
+}
+
+/// `ractor_cluster` names a node `<name>@<host>`: events and links keep the name the peer was
+/// started with, as its `ClusterNode::name` does.
+fn given_name(full: String) -> String {
+    match full.rsplit_once('@') {
+        Some((given, _host)) => given.to_owned(),
+        None => full,
     }
 }
 
@@ -102,12 +119,7 @@ impl NodeEventSubscription for Events {
         let (Some(link), Some(name)) = (self.links.of(&ses.peer_addr), ses.peer_name) else {
             return;
         };
-        // `ractor_cluster` names a node `<name>@<host>`: the event gives the name the peer
-        // was started with, as its `ClusterNode::name` does.
-        let name = match name.name.rsplit_once('@') {
-            Some((given, _host)) => given.to_owned(),
-            None => name.name,
-        };
+        let name = given_name(name.name);
         link.set_ready(name.clone());
         let _ = self.sender.send(PeerEvent::Up {
             name,
@@ -120,6 +132,11 @@ impl NodeEventSubscription for Events {
             return;
         };
         self.links.forget(&link);
+        // A session that lost the election to another with the same peer still says who the
+        // peer was: `connect` and the keeper then know that other session serves.
+        if let Some(name) = ses.peer_name {
+            link.set_name(given_name(name.name));
+        }
         let (true, Some(name)) = (link.is_ready(), link.name()) else {
             return;
         };
