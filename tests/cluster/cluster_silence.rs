@@ -343,3 +343,25 @@ async fn two_nodes_connecting_to_each_other_both_succeed_on_the_session_kept() {
     node_a.stop(SAFETY).await;
     runtime.stop(SAFETY).await.expect("runtime stops");
 }
+
+/// A connection to a node that never speaks (a scanner, a half-open client, a peer that hangs
+/// before its handshake) is a silent peer like any: closed once the detection bound passes,
+/// not held for ever; the node serves on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_that_never_speaks_is_closed_after_the_bound() {
+    let _nodes = crate::NODES.lock().await;
+    let node = ClusterNode::start(NodeConfig::new("node_a", COOKIE).detect(DETECT))
+        .await
+        .expect("A starts");
+    let mut mute = TcpStream::connect(node.addr()).await.expect("connects");
+    let mut byte = [0u8; 1];
+    let ended = tokio::time::timeout(SAFETY, mute.read(&mut byte))
+        .await
+        .expect("the node ends the connection");
+    assert!(
+        matches!(ended, Ok(0) | Err(_)),
+        "closed or reset, not a byte: {ended:?}"
+    );
+    assert_eq!(node.peers().await.expect("A runs"), 0);
+    node.stop(SAFETY).await;
+}
