@@ -72,6 +72,9 @@ pub const DEFAULT_DETECT: Duration = Duration::from_secs(3);
 /// The longest a node waits between two attempts to reopen a session it keeps, by default.
 pub const DEFAULT_RECONNECT: Duration = Duration::from_secs(1);
 
+/// The longest bound a node takes (a day): past it, clocks and socket options overflow.
+const LONGEST: Duration = Duration::from_secs(24 * 60 * 60);
+
 // Under ractor's `cluster` feature the blanket `Message` impl is gone: the runtime's local
 // actors say here that their messages never leave the node.
 impl ractor::Message for super::pool::PoolMsg {}
@@ -140,9 +143,11 @@ impl NodeConfig {
     /// declared by that peer while it is well). The node's sockets also get TCP keepalive and,
     /// on Linux, `TCP_USER_TIMEOUT` at one and a half times the bound, so the kernel gives up
     /// on a silent connection too. Measured by `tests/cluster/cluster_partition.rs`.
+    ///
+    /// Kept between 200 ms and a day.
     #[must_use]
     pub fn detect(mut self, bound: Duration) -> Self {
-        self.detect = bound.max(Duration::from_millis(200));
+        self.detect = bound.clamp(Duration::from_millis(200), LONGEST);
         self
     }
 
@@ -150,9 +155,11 @@ impl NodeConfig {
     /// ([`DEFAULT_RECONNECT`], 1 s, by default), and the longest one attempt waits for a
     /// connection: after a partition heals, the session is back within about this bound and
     /// the handshake's round trips.
+    ///
+    /// Kept between 100 ms and a day.
     #[must_use]
     pub fn reconnect(mut self, bound: Duration) -> Self {
-        self.reconnect = bound;
+        self.reconnect = bound.clamp(keeper::FIRST_RETRY, LONGEST);
         self
     }
 }

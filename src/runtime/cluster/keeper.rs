@@ -37,7 +37,7 @@ pub(super) async fn keep(
     mut link: Option<Arc<Link>>,
 ) {
     let mut pause = FIRST_RETRY;
-    let bound = node.reconnect.max(FIRST_RETRY);
+    let bound = node.reconnect;
     loop {
         if let Some(link) = &link {
             link.closed().cancelled().await;
@@ -60,7 +60,7 @@ pub(super) async fn keep(
                 Ok(Err(e)) => {
                     tracing::debug!(%peer, error = %e, "reconnecting to a node");
                     tokio::time::sleep(pause).await;
-                    pause = (pause * 2).min(bound);
+                    pause = pause.saturating_mul(2).min(bound);
                 }
                 // A silent network: the attempt itself waited.
                 Err(_elapsed) => {}

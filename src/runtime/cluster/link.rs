@@ -340,4 +340,23 @@ mod tests {
         closed.closed.cancel();
         assert!(!watch.await.unwrap(), "a closed link is not declared");
     }
+
+    #[tokio::test]
+    async fn the_socket_options_take_the_longest_bound() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let stream = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let config = crate::runtime::cluster::NodeConfig::new("a", "c")
+            .detect(Duration::MAX)
+            .reconnect(Duration::MAX);
+        let printed = format!("{config:?}");
+        assert!(printed.contains("detect: 86400s"), "{printed}");
+        assert!(printed.contains("reconnect: 86400s"), "{printed}");
+        tune(&stream, Duration::from_secs(86_400));
+        let link = Arc::new(Link::new(3, listener.local_addr().unwrap(), true));
+        let watch = tokio::spawn(watch(link.clone(), Duration::from_secs(86_400)));
+        link.closed.cancel();
+        assert!(!watch.await.unwrap());
+    }
 }
