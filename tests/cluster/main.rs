@@ -15,6 +15,7 @@ mod cluster_dispatch;
 mod cluster_example;
 mod cluster_federation;
 mod cluster_partition;
+mod cluster_review;
 mod cluster_silence;
 
 /// Held by each test that starts `ractor_cluster` nodes in this process, for its whole run.
