@@ -438,10 +438,16 @@ impl ClusterNode {
     pub async fn connect(&self, peer: SocketAddr) -> Result<(), ClusterError> {
         let shared = &self.shared;
         let deadline = tokio::time::Instant::now() + shared.handshake;
-        if shared.links.fresh_to(peer, shared.recent()) {
+        let kept = self.kept(peer);
+        if let Some(link) = shared.links.fresh_to(peer, shared.recent()) {
+            if kept.is_none() {
+                // A session left by an earlier connect that timed out or was cancelled, come
+                // up since: it is kept from now on, as any session connect answers Ok for.
+                self.keep(peer, link);
+            }
             return Ok(());
         }
-        if let Some(name) = self.kept(peer) {
+        if let Some(name) = kept {
             // The keeper is reopening it: wait for a session with the node to carry calls.
             return self.serving(&name, peer, deadline).await;
         }
@@ -477,11 +483,21 @@ impl ClusterNode {
                 _ => return Err(ClusterError::Handshake { peer }),
             }
         };
-        let keeper = tokio::spawn(keeper::keep(shared.clone(), peer, name.clone(), kept));
+        self.start_keeper(peer, name, kept);
+        Ok(())
+    }
+
+    /// Keeps the session over `link` (ready) to `peer`.
+    fn keep(&self, peer: SocketAddr, link: Arc<Link>) {
+        let name = link.name().unwrap_or_default().to_owned();
+        self.start_keeper(peer, name, Some(link));
+    }
+
+    fn start_keeper(&self, peer: SocketAddr, name: String, kept: Option<Arc<Link>>) {
+        let keeper = tokio::spawn(keeper::keep(self.shared.clone(), peer, name.clone(), kept));
         if let Some((_, old)) = self.lock_keepers().insert(peer, (name, keeper)) {
             old.abort();
         }
-        Ok(())
     }
 
     /// Waits until a session with the node named `name` carries calls, in either direction.
