@@ -270,6 +270,16 @@ impl NodeShared {
             self.links.forget(&link);
             return Err(ClusterError::NotRunning);
         }
+        let (bounded, handshake) = (link.clone(), self.handshake);
+        tokio::spawn(async move {
+            if link::handshake(bounded.clone(), handshake).await {
+                tracing::warn!(
+                    peer = %bounded.peer(),
+                    "a connection carried no ready session within {} ms: closed",
+                    handshake.as_millis()
+                );
+            }
+        });
         let (links, watched, detect) = (self.links.clone(), link.clone(), self.detect);
         tokio::spawn(async move {
             if link::watch(watched.clone(), detect).await {
