@@ -67,6 +67,9 @@ pub const DEFAULT_HANDSHAKE: Duration = Duration::from_secs(5);
 /// How long a peer may send nothing before it is declared down, by default.
 pub const DEFAULT_DETECT: Duration = Duration::from_secs(3);
 
+/// The longest detection bound [`NodeConfig::detect`] takes: a larger one is this.
+pub const MAX_DETECT: Duration = Duration::from_secs(30 * 24 * 3600);
+
 /// The longest a node waits between two attempts to reopen a session it keeps, by default.
 pub const DEFAULT_RECONNECT: Duration = Duration::from_secs(1);
 
@@ -138,9 +141,12 @@ impl NodeConfig {
     /// declared by that peer while it is well). The node's sockets also get TCP keepalive and,
     /// on Linux, `TCP_USER_TIMEOUT` at one and a half times the bound, so the kernel gives up
     /// on a silent connection too. Measured by `tests/cluster/cluster_partition.rs`.
+    ///
+    /// The bound is kept between 200 ms and [`MAX_DETECT`] (30 days: the kernel's
+    /// `TCP_USER_TIMEOUT`, in milliseconds on 32 bits, still holds one and a half times it).
     #[must_use]
     pub fn detect(mut self, bound: Duration) -> Self {
-        self.detect = bound.max(Duration::from_millis(200));
+        self.detect = bound.clamp(Duration::from_millis(200), MAX_DETECT);
         self
     }
 
