@@ -98,16 +98,17 @@ fn down(event: PeerEvent) -> Option<(String, DownCause)> {
     }
 }
 
-/// FINDING: a session `connect` did not finish within its handshake timeout (or whose
-/// `connect` was cancelled — its documented cancel safety) comes up afterwards on its own;
-/// the next `connect` to the same address then answers Ok at once (`fresh_to`) and starts no
-/// keeper, so that session is never kept: when it ends, nothing reconnects, contrary to
-/// "From then on the node keeps a session with the peer".
+/// FINDING: a session whose `connect` was cancelled before it was ready (its documented
+/// cancel safety: "leaves the connection to finish its handshake on its own") comes up
+/// afterwards on its own; the next `connect` to the same address then answers Ok at once
+/// (`fresh_to`) and starts no keeper, so that session is never kept: when it ends, nothing
+/// reconnects, contrary to "From then on the node keeps a session with the peer". (On
+/// 83c1a46 a `connect` that failed with its handshake timeout left such a session too.)
 ///
 /// Expected: after `connect` answers Ok, a cut session comes back by itself (an `Up` again).
 /// Observed on 83c1a46: no `Up` ever comes back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_session_first_refused_by_a_handshake_timeout_is_kept_after_connect_answers_ok() {
+async fn a_session_left_by_a_cancelled_connect_is_kept_after_connect_answers_ok() {
     let _nodes = crate::NODES.lock().await;
     let runtime = Application::start(host::server(), ApplicationConfig::new())
         .await
@@ -119,22 +120,21 @@ async fn a_session_first_refused_by_a_handshake_timeout_is_kept_after_connect_an
     let node_b = ClusterNode::start(
         NodeConfig::new("node_b", COOKIE)
             .detect(detect)
-            .reconnect(Duration::from_millis(200))
-            .handshake(Duration::from_millis(150)),
+            .reconnect(Duration::from_millis(200)),
     )
     .await
     .expect("B starts");
     let mut b_events = node_b.subscribe();
-    // Each connection through the relay takes 400 ms to start passing bytes: longer than B's
-    // handshake timeout, shorter than the detection bound.
+    // Each connection through the relay takes 400 ms to start passing bytes: the host gives
+    // up on the first connect before (shorter than the detection bound and the handshake).
     let relay = SlowRelay::start(node_a.addr(), Duration::from_millis(400)).await;
 
-    let first = node_b.connect(relay.addr).await;
-    assert!(first.is_err(), "the first connect times out: {first:?}");
+    let first = tokio::time::timeout(Duration::from_millis(150), node_b.connect(relay.addr)).await;
+    assert!(first.is_err(), "the first connect is cancelled: {first:?}");
     assert_eq!(
         next(&mut b_events, SAFETY, up).await.as_deref(),
         Some("node_a"),
-        "the refused connect's session comes up on its own"
+        "the cancelled connect's session comes up on its own"
     );
     node_b
         .connect(relay.addr)
@@ -266,7 +266,8 @@ async fn a_huge_detection_bound_does_not_panic() {
 /// "the longest wait between two attempts".
 ///
 /// Expected: after a few failed attempts the keeper waits about the reconnect bound (1 s)
-/// between attempts: at most ~6 attempts in 4 s. Observed on 83c1a46: ~30+.
+/// between attempts (100, 200, 400, 800 ms, then 1 s): at most ~8 attempts in 4 s. Observed on
+/// 83c1a46: 39.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_keeper_backs_off_from_a_peer_that_closes_at_once() {
     let _nodes = crate::NODES.lock().await;
@@ -303,7 +304,7 @@ async fn a_keeper_backs_off_from_a_peer_that_closes_at_once() {
     node_b.stop(SAFETY).await;
     runtime.stop(SAFETY).await.expect("runtime stops");
     assert!(
-        attempts <= 6,
+        attempts <= 8,
         "{attempts} attempts in 4 s at a reconnect bound of 1 s"
     );
 }
