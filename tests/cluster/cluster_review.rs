@@ -317,7 +317,9 @@ fn own_listening_ports() -> Vec<u16> {
             dir.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
                 .filter_map(|target| {
                     let t = target.to_string_lossy().into_owned();
-                    t.strip_prefix("socket:[")?.strip_suffix(']').map(str::to_owned)
+                    t.strip_prefix("socket:[")?
+                        .strip_suffix(']')
+                        .map(str::to_owned)
                 })
                 .collect()
         })
@@ -387,5 +389,45 @@ async fn a_silent_client_on_ractor_clusters_own_listener_is_closed_too() {
     assert!(
         matches!(other_closed, Ok(Ok(0) | Err(_))),
         "ractor_cluster's listener at {hidden} still holds a client silent for 10 bounds"
+    );
+}
+
+/// FINDING (local behaviour change): the pool now takes a host actor's reply-port timeout as
+/// the call's deadline, and ends the call there through the *deadline* path: a caller's own
+/// short bound is counted as a lost worker (`PoolStats::worker_restarts`, documented as "after
+/// a panic, a deadline or a pool restart") and logged `WARN dispatch worker lost` — per call,
+/// for any local host actor using `call_t!`-style timeouts, and for any remote caller (a peer
+/// can send every call with `timeout_ms` 1). Before the change such a caller's work ran to
+/// completion and nothing was counted as lost. A caller's bound is not a worker fault.
+///
+/// Expected: a call ended at its caller's bound is not a worker restart. Observed on
+/// 83c1a46: `worker_restarts` 1.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_callers_port_timeout_is_not_counted_as_a_lost_worker() {
+    let _nodes = crate::NODES.lock().await;
+    let (server, mut gate) = host::gated();
+    let runtime = Application::start(server, ApplicationConfig::new().workers(2))
+        .await
+        .expect("runtime starts");
+    let dispatcher = runtime.dispatcher().expect("the catalog actor runs");
+    let (tx, rx) = ractor::concurrency::oneshot();
+    dispatcher
+        .send_message(beam_mcp::runtime::ApplicationMsg::Dispatch {
+            tool: "gate".to_owned(),
+            arguments: serde_json::json!({"tag": "local"}),
+            extensions: beam_mcp::Extensions::new(),
+            reply: ractor::RpcReplyPort::from((tx, Duration::from_millis(100))),
+        })
+        .expect("sent");
+    let held = gate.started().await;
+    let answer = tokio::time::timeout(SAFETY, rx).await.expect("answered");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let stats = runtime.pool_stats();
+    drop(held);
+    runtime.stop(SAFETY).await.expect("runtime stops");
+    eprintln!("answer: {answer:?}; {stats:?}");
+    assert_eq!(
+        stats.worker_restarts, 0,
+        "a caller's own bound is not a lost worker: {stats:?}"
     );
 }
