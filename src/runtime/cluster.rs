@@ -449,8 +449,9 @@ impl ClusterNode {
     /// no ready session to `peer` appears in time (a wrong cookie among the causes).
     ///
     /// # Cancel safety
-    /// Cancelling it leaves the connection to finish (or fail) its handshake on its own; a
-    /// session not yet ready is then not kept.
+    /// Cancelling it leaves the connection to finish (or fail) its handshake on its own,
+    /// within the handshake timeout (a connection carrying no ready session by then is
+    /// closed); such a session is not kept until a later `connect` to the peer answers Ok.
     pub async fn connect(&self, peer: SocketAddr) -> Result<(), ClusterError> {
         let shared = &self.shared;
         let deadline = tokio::time::Instant::now() + shared.handshake;
