@@ -1,7 +1,7 @@
 //! The cluster seam (feature `cluster`): nodes on `ractor_cluster`, and host dispatch to the
 //! runtime of another node.
 //!
-//! **What crosses a node.** [`ApplicationMsg::Dispatch`] (tool name and arguments) and its reply
+//! **What crosses a node.** [`ApplicationMsg::Dispatch`](super::ApplicationMsg::Dispatch) (tool name and arguments) and its reply
 //! (the [`ToolResult`](super::ToolResult) or the [`DispatchError`](super::DispatchError) with
 //! its typed refusal), in the encoding of [`DISPATCH_VARIANT`]. The dispatch's `extensions` do not cross: the tool on
 //! the serving node sees none. Everything else (the pool, the catalog, transports,
@@ -29,14 +29,11 @@
 //! as any call) and with no caller context. Bind to loopback (the default of
 //! [`NodeConfig::new`]) or to a private network; see docs/threat-model.md.
 
-use super::message::{unserved, ApplicationMsg, DispatchResult};
-use crate::protocol::outcome::Unserved;
 use heartbeat::{Heartbeat, HeartbeatMsg};
 use link::{Link, LinkStream};
 use peers::{Events, Links, EVENT_BACKLOG};
-use ractor::{ActorCell, ActorRef, MessagingErr};
+use ractor::ActorRef;
 use ractor_cluster::{NodeServer, NodeServerMessage};
-use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -47,10 +44,13 @@ use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
 pub use super::message::{DISPATCH_VARIANT, REMOTE_DEADLINE};
+pub(crate) use dispatch::join_dispatch_group;
+pub use dispatch::{dispatch_to, remote_dispatchers, wait_for_remote_dispatcher};
 pub use error::ClusterError;
 pub use heartbeat::{BEAT_VARIANT, HEARTBEAT_GROUP};
 pub use peers::{DownCause, PeerEvent};
 
+mod dispatch;
 mod error;
 mod heartbeat;
 mod keeper;
@@ -125,10 +125,12 @@ impl NodeConfig {
         self
     }
 
-    /// How long [`ClusterNode::connect`] waits for a session to be ready.
+    /// How long [`ClusterNode::connect`] waits for a session to be ready, and how long any
+    /// connection, accepted or opened, may go without one before it is closed. Kept at a day
+    /// at most.
     #[must_use]
     pub fn handshake(mut self, timeout: Duration) -> Self {
-        self.handshake = timeout;
+        self.handshake = timeout.min(LONGEST);
         self
     }
 
@@ -218,6 +220,16 @@ impl NodeShared {
             self.links.forget(&link);
             return Err(ClusterError::NotRunning);
         }
+        let (bounded, handshake) = (link.clone(), self.handshake);
+        tokio::spawn(async move {
+            if link::handshake(bounded.clone(), handshake).await {
+                tracing::warn!(
+                    peer = %bounded.peer(),
+                    "a connection carried no ready session within {} ms: closed",
+                    handshake.as_millis()
+                );
+            }
+        });
         let (links, watched, detect) = (self.links.clone(), link.clone(), self.detect);
         tokio::spawn(async move {
             if link::watch(watched.clone(), detect).await {
@@ -257,8 +269,9 @@ impl ClusterNode {
     /// over its connections.
     ///
     /// `ractor_cluster`'s node server also opens a listener of its own, which this crate
-    /// cannot read the port of: it is bound to the same address as ours at a system-picked
-    /// port, admits the same cookie only, and is never advertised.
+    /// cannot read the port of nor close: it is bound to loopback (of the node address's
+    /// family) at a system-picked port, admits the same cookie only, and is never advertised;
+    /// its connections are not watched by the crate.
     ///
     /// # Errors
     /// [`ClusterError::Bind`] when the address cannot be bound; [`ClusterError::Start`] when
@@ -283,7 +296,7 @@ impl ClusterNode {
             None,
             None,
         )
-        .with_listen_addr(addr.ip());
+        .with_listen_addr(loopback_like(addr.ip()));
         let (server, join) = ractor::Actor::spawn(None, node, ())
             .await
             .map_err(ClusterError::Start)?;
@@ -381,15 +394,22 @@ impl ClusterNode {
     /// no ready session to `peer` appears in time (a wrong cookie among the causes).
     ///
     /// # Cancel safety
-    /// Cancelling it leaves the connection to finish (or fail) its handshake on its own; a
-    /// session not yet ready is then not kept.
+    /// Cancelling it leaves the connection to finish (or fail) its handshake on its own,
+    /// within the handshake timeout (a connection carrying no ready session by then is
+    /// closed); such a session is not kept until a later `connect` to the peer answers Ok.
     pub async fn connect(&self, peer: SocketAddr) -> Result<(), ClusterError> {
         let shared = &self.shared;
         let deadline = tokio::time::Instant::now() + shared.handshake;
-        if shared.links.fresh_to(peer, shared.recent()) {
+        let kept = self.kept(peer);
+        if let Some(link) = shared.links.fresh_to(peer, shared.recent()) {
+            if kept.is_none() {
+                // A session left by an earlier connect that timed out or was cancelled, come
+                // up since: it is kept from now on, as any session connect answers Ok for.
+                self.keep(peer, link);
+            }
             return Ok(());
         }
-        if let Some(name) = self.kept(peer) {
+        if let Some(name) = kept {
             // The keeper is reopening it: wait for a session with the node to carry calls.
             return self.serving(&name, peer, deadline).await;
         }
@@ -425,11 +445,21 @@ impl ClusterNode {
                 _ => return Err(ClusterError::Handshake { peer }),
             }
         };
-        let keeper = tokio::spawn(keeper::keep(shared.clone(), peer, name.clone(), kept));
+        self.start_keeper(peer, name, kept);
+        Ok(())
+    }
+
+    /// Keeps the session over `link` (ready) to `peer`.
+    fn keep(&self, peer: SocketAddr, link: Arc<Link>) {
+        let name = link.name().unwrap_or_default().to_owned();
+        self.start_keeper(peer, name, Some(link));
+    }
+
+    fn start_keeper(&self, peer: SocketAddr, name: String, kept: Option<Arc<Link>>) {
+        let keeper = tokio::spawn(keeper::keep(self.shared.clone(), peer, name.clone(), kept));
         if let Some((_, old)) = self.lock_keepers().insert(peer, (name, keeper)) {
             old.abort();
         }
-        Ok(())
     }
 
     /// Waits until a session with the node named `name` carries calls, in either direction.
@@ -508,72 +538,12 @@ impl ClusterNode {
     }
 }
 
-/// The catalog actors of the runtimes on other nodes this process has a session with (the
-/// members of [`DISPATCH_GROUP`] that are not local).
-pub fn remote_dispatchers() -> Vec<ActorRef<ApplicationMsg>> {
-    ractor::pg::get_members(&DISPATCH_GROUP.to_owned())
-        .into_iter()
-        .filter(|cell| !cell.get_id().is_local())
-        .map(ActorRef::<ApplicationMsg>::from)
-        .collect()
-}
-
-/// Waits up to `timeout` for a remote dispatcher to appear (after [`ClusterNode::connect`],
-/// the peer's groups arrive shortly after the session is ready) and returns the first.
-pub async fn wait_for_remote_dispatcher(timeout: Duration) -> Option<ActorRef<ApplicationMsg>> {
-    let deadline = tokio::time::Instant::now() + timeout;
-    loop {
-        if let Some(first) = remote_dispatchers().into_iter().next() {
-            return Some(first);
-        }
-        if tokio::time::Instant::now() >= deadline {
-            return None;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
+/// The loopback address of `ip`'s family: where `ractor_cluster`'s own listener goes. Its
+/// connections bypass the crate's links (no detection or handshake bound), and the crate cannot
+/// close it, so it is kept from every other machine.
+fn loopback_like(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(_) => IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
     }
-}
-
-/// Dispatches `tool` with `arguments` to `dispatcher` (a local or a remote catalog actor) and
-/// waits at most `timeout` for the answer: the same answer a local caller gets, validation
-/// included.
-///
-/// # Errors
-/// As [`ApplicationRef::dispatch`](super::ApplicationRef::dispatch); and -32603 with
-/// `data.reason = "unavailable"` when the dispatcher's node is gone (before or during the
-/// call), or `"deadline"` when no answer came within `timeout`.
-///
-/// # Cancel safety
-/// Cancelling it abandons the answer; the tool may still run on the serving node.
-pub async fn dispatch_to(
-    dispatcher: &ActorRef<ApplicationMsg>,
-    tool: &str,
-    arguments: Value,
-    timeout: Duration,
-) -> DispatchResult {
-    let (tx, rx) = ractor::concurrency::oneshot();
-    let msg = ApplicationMsg::Dispatch {
-        tool: tool.to_owned(),
-        arguments,
-        extensions: crate::dispatch::Extensions::new(),
-        reply: ractor::RpcReplyPort::from((tx, timeout)),
-    };
-    // Every send failure means the same here: nothing on the other side will run the call.
-    if let Err(
-        _e @ (MessagingErr::SendErr(_)
-        | MessagingErr::ChannelClosed
-        | MessagingErr::InvalidActorType),
-    ) = dispatcher.send_message(msg)
-    {
-        return Err(unserved(Unserved::Unavailable));
-    }
-    match tokio::time::timeout(timeout, rx).await {
-        Ok(Ok(answer)) => answer,
-        Ok(Err(_)) => Err(unserved(Unserved::Unavailable)),
-        Err(_) => Err(unserved(Unserved::Deadline)),
-    }
-}
-
-/// Joins `cell` (a catalog actor starting) to [`DISPATCH_GROUP`].
-pub(crate) fn join_dispatch_group(cell: ActorCell) {
-    ractor::pg::join(DISPATCH_GROUP.to_owned(), vec![cell]);
 }

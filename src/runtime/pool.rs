@@ -474,7 +474,11 @@ impl Watch {
                 let shared = &self.call.shared;
                 shared.counters.deadlines.fetch_add(1, Ordering::Relaxed);
                 metrics::pool_event(PoolEvent::Deadline);
-                shared.lost(WorkerFault::DeadlineExceeded(self.deadline));
+                // A caller's own, shorter bound ending the call is its caller's choice, not
+                // a worker's fault.
+                if self.deadline >= shared.settings.deadline {
+                    shared.lost(WorkerFault::DeadlineExceeded(self.deadline));
+                }
                 Err(DEADLINE)
             }
         }

@@ -14,6 +14,7 @@ mod host;
 mod cluster_dispatch;
 mod cluster_example;
 mod cluster_federation;
+mod cluster_hardening;
 mod cluster_partition;
 mod cluster_silence;
 

@@ -26,7 +26,8 @@ pub(super) const FIRST_RETRY: Duration = Duration::from_millis(100);
 /// next attempt starts as soon as one times out, so a session is back within about one bound
 /// (and the handshake's round trips) after the network heals. An attempt refused at once (the
 /// peer not listening yet) is followed by a pause doubling from [`FIRST_RETRY`] up to the
-/// bound; the pause starts again from [`FIRST_RETRY`] after a session that became ready.
+/// bound, and so is one whose connection closes before a session is ready; the pause starts
+/// again from [`FIRST_RETRY`] after a session that became ready.
 ///
 /// # Cancel safety
 /// Aborting it leaves the current session as it is; a connection being opened is dropped.
@@ -43,8 +44,13 @@ pub(super) async fn keep(
             link.closed().cancelled().await;
             if link.is_ready() {
                 pause = FIRST_RETRY;
+                tokio::time::sleep(FIRST_RETRY).await;
+            } else {
+                // Closed before a session was ready (a wrong cookie, another service on the
+                // port, an election lost, no handshake in time): backed off as a refusal is.
+                tokio::time::sleep(pause).await;
+                pause = pause.saturating_mul(2).min(bound);
             }
-            tokio::time::sleep(FIRST_RETRY).await;
         }
         while let Some(other) = node.links.fresh_named(&name, node.recent()) {
             other.closed().cancelled().await;

@@ -134,7 +134,7 @@ impl Link {
     }
 
     /// Declares the peer silent: every read and write on the link fails from now on.
-    fn declare(&self) {
+    pub(super) fn declare(&self) {
         self.declared.store(true, Ordering::Release);
         let parked = std::mem::take(&mut *self.parked.lock().unwrap_or_else(|e| e.into_inner()));
         for waker in parked.into_iter().flatten() {
@@ -195,6 +195,26 @@ pub(super) async fn watch(link: Arc<Link>, detect: Duration) -> bool {
                     return true;
                 }
             }
+        }
+    }
+}
+
+/// Gives a link `handshake` to carry a ready session: one that is not by then (a client that
+/// never authenticates, however often it sends a byte) is failed as a silent one is. Returns
+/// whether it failed the link.
+///
+/// # Cancel safety
+/// Dropping it stops the wait; the link is left as it was.
+pub(super) async fn handshake(link: Arc<Link>, handshake: Duration) -> bool {
+    tokio::select! {
+        () = link.ready.cancelled() => false,
+        () = link.closed.cancelled() => false,
+        () = tokio::time::sleep(handshake) => {
+            if link.is_ready() {
+                return false;
+            }
+            link.declare();
+            true
         }
     }
 }

@@ -87,11 +87,12 @@ impl Links {
             .cloned()
     }
 
-    /// Whether a link this node opened to `peer` carries calls now (see [`Link::is_fresh`]).
-    pub(super) fn fresh_to(&self, peer: SocketAddr, recent: Duration) -> bool {
+    /// A link this node opened to `peer` that carries calls now (see [`Link::is_fresh`]).
+    pub(super) fn fresh_to(&self, peer: SocketAddr, recent: Duration) -> Option<Arc<Link>> {
         self.lock()
             .values()
-            .any(|l| l.outgoing() && l.peer() == peer && l.is_fresh(recent))
+            .find(|l| l.outgoing() && l.peer() == peer && l.is_fresh(recent))
+            .cloned()
     }
 }
 

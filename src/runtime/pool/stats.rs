@@ -21,7 +21,8 @@ pub(crate) struct Counters {
 pub struct PoolStats {
     /// Workers configured: the most host calls that ever run at once.
     pub workers: usize,
-    /// Worker starts beyond the first `workers`: after a panic, a deadline or a pool restart.
+    /// Worker starts beyond the first `workers`: after a panic, the pool's deadline or a pool
+    /// restart (a caller's own shorter bound ending a call is counted in `deadlines` only).
     /// A worker lost to a deadline whose host blocks its thread is counted when it is lost;
     /// its slot comes back only when the host returns (see `overrunning`).
     pub worker_restarts: u64,
@@ -30,8 +31,8 @@ pub struct PoolStats {
     pub completed: u64,
     /// Jobs whose host code panicked.
     pub panics: u64,
-    /// Jobs answered `"deadline"`: past their deadline while running, or while still waiting
-    /// for a slot.
+    /// Jobs answered `"deadline"`: past their deadline (the pool's, or their caller's port
+    /// timeout when sooner) while running, or while still waiting for a slot.
     pub deadlines: u64,
     /// Jobs refused because the queue was full.
     pub overloaded: u64,

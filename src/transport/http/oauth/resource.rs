@@ -77,7 +77,7 @@ pub enum ResourceFault {
     TrailingSlash,
 }
 
-/// Why a [`ResourceServer`] could not be built.
+/// Why a [`ResourceServer`](super::ResourceServer) could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ResourceServerError {
