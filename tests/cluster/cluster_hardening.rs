@@ -7,100 +7,20 @@
 //! deadline, not a lost worker.
 
 use crate::host::{self, SAFETY};
+use crate::relay::Relay;
+use crate::{down, next_event, up};
 
-use beam_mcp::runtime::cluster::{ClusterNode, DownCause, NodeConfig, PeerEvent};
+use beam_mcp::runtime::cluster::{ClusterNode, DownCause, NodeConfig};
 use beam_mcp::runtime::{Application, ApplicationConfig};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::broadcast;
 use tokio::task::JoinSet;
-use tokio_util::sync::CancellationToken;
 
-const COOKIE: &str = "cluster-review-test-cookie";
-
-/// A loopback relay to `target` that holds each new connection's bytes for `delay` before
-/// passing them (a slow handshake), and can cut (close) every connection it carries.
-struct SlowRelay {
-    addr: SocketAddr,
-    cut: Arc<Mutex<CancellationToken>>,
-    tasks: Arc<Mutex<JoinSet<()>>>,
-}
-
-impl SlowRelay {
-    async fn start(target: SocketAddr, delay: Duration) -> SlowRelay {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("relay binds");
-        let addr = listener.local_addr().expect("relay address");
-        let cut = Arc::new(Mutex::new(CancellationToken::new()));
-        let tasks = Arc::new(Mutex::new(JoinSet::new()));
-        let (c, t) = (cut.clone(), tasks.clone());
-        tasks.lock().unwrap().spawn(async move {
-            while let Ok((mut inbound, _)) = listener.accept().await {
-                let generation = c.lock().unwrap().clone();
-                t.lock().unwrap().spawn(async move {
-                    let Ok(mut outbound) = TcpStream::connect(target).await else {
-                        return;
-                    };
-                    tokio::time::sleep(delay).await;
-                    tokio::select! {
-                        () = generation.cancelled() => {}
-                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
-                    }
-                });
-            }
-        });
-        SlowRelay { addr, cut, tasks }
-    }
-
-    /// Closes every connection carried now; later ones pass bytes (after the delay).
-    fn cut(&self) {
-        let mut current = self.cut.lock().unwrap();
-        current.cancel();
-        *current = CancellationToken::new();
-    }
-}
-
-impl Drop for SlowRelay {
-    fn drop(&mut self) {
-        self.tasks.lock().unwrap().abort_all();
-    }
-}
-
-/// The next event on `events` matching `pick`, or `None` after `limit`.
-async fn next<T>(
-    events: &mut broadcast::Receiver<PeerEvent>,
-    limit: Duration,
-    mut pick: impl FnMut(PeerEvent) -> Option<T>,
-) -> Option<T> {
-    let deadline = tokio::time::Instant::now() + limit;
-    loop {
-        match tokio::time::timeout_at(deadline, events.recv()).await {
-            Ok(Ok(event)) => {
-                if let Some(t) = pick(event) {
-                    return Some(t);
-                }
-            }
-            _ => return None,
-        }
-    }
-}
-
-fn up(event: PeerEvent) -> Option<String> {
-    match event {
-        PeerEvent::Up { name, .. } => Some(name),
-        _ => None,
-    }
-}
-
-fn down(event: PeerEvent) -> Option<(String, DownCause)> {
-    match event {
-        PeerEvent::Down { name, cause, .. } => Some((name, cause)),
-        _ => None,
-    }
-}
+const COOKIE: &str = "cluster-hardening-test-cookie";
 
 /// A session whose `connect` was cancelled before it was ready (its cancel safety: it finishes
 /// its handshake on its own) comes up afterwards; the next `connect` to that address answers
@@ -126,12 +46,12 @@ async fn a_session_left_by_a_cancelled_connect_is_kept_after_connect_answers_ok(
     let mut b_events = node_b.subscribe();
     // Each connection through the relay takes 400 ms to start passing bytes: the host gives
     // up on the first connect before (shorter than the detection bound and the handshake).
-    let relay = SlowRelay::start(node_a.addr(), Duration::from_millis(400)).await;
+    let relay = Relay::delayed(node_a.addr(), Duration::from_millis(400)).await;
 
     let first = tokio::time::timeout(Duration::from_millis(150), node_b.connect(relay.addr)).await;
     assert!(first.is_err(), "the first connect is cancelled: {first:?}");
     assert_eq!(
-        next(&mut b_events, SAFETY, up).await.as_deref(),
+        next_event(&mut b_events, SAFETY, up).await.as_deref(),
         Some("node_a"),
         "the cancelled connect's session comes up on its own"
     );
@@ -142,10 +62,10 @@ async fn a_session_left_by_a_cancelled_connect_is_kept_after_connect_answers_ok(
 
     relay.cut();
     assert_eq!(
-        next(&mut b_events, SAFETY, down).await,
+        next_event(&mut b_events, SAFETY, down).await,
         Some(("node_a".to_owned(), DownCause::Closed))
     );
-    let back = next(&mut b_events, Duration::from_secs(5), up).await;
+    let back = next_event(&mut b_events, Duration::from_secs(5), up).await;
 
     drop(relay);
     node_b.stop(SAFETY).await;

@@ -12,124 +12,23 @@
 //! bounds are the test's safety net, not timing assertions (`cluster_partition.rs` measures).
 
 use crate::host::{self, SAFETY};
-use crate::GroupWatch;
+use crate::relay::Relay;
+use crate::{down, next_event, up, GroupWatch};
 
 use beam_mcp::runtime::cluster::{
     dispatch_to, remote_dispatchers, wait_for_remote_dispatcher, ClusterNode, DownCause,
-    NodeConfig, PeerEvent, DISPATCH_GROUP,
+    NodeConfig, DISPATCH_GROUP,
 };
 use beam_mcp::runtime::{Application, ApplicationConfig, ApplicationMsg, DispatchResult};
 use beam_mcp::Extensions;
 use serde_json::json;
-use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::broadcast;
-use tokio::task::JoinSet;
-use tokio_util::sync::CancellationToken;
+use tokio::io::AsyncReadExt;
+use tokio::net::TcpStream;
 
 const COOKIE: &str = "cluster-silence-test-cookie";
 const DETECT: Duration = Duration::from_millis(800);
 const RECONNECT: Duration = Duration::from_millis(200);
-
-/// A loopback relay to `target`. [`Relay::quiet`] silences every connection it carries now
-/// (forever: they stay open and pass nothing); connections made after it pass bytes.
-struct Relay {
-    addr: SocketAddr,
-    quiet: Arc<Mutex<CancellationToken>>,
-    tasks: Arc<Mutex<JoinSet<()>>>,
-}
-
-impl Relay {
-    async fn start(target: SocketAddr) -> Relay {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("relay binds");
-        let addr = listener.local_addr().expect("relay address");
-        let quiet = Arc::new(Mutex::new(CancellationToken::new()));
-        let tasks = Arc::new(Mutex::new(JoinSet::new()));
-        let (q, t) = (quiet.clone(), tasks.clone());
-        tasks.lock().unwrap().spawn(async move {
-            while let Ok((inbound, _)) = listener.accept().await {
-                let Ok(outbound) = TcpStream::connect(target).await else {
-                    continue;
-                };
-                let generation = q.lock().unwrap().clone();
-                let (in_read, in_write) = inbound.into_split();
-                let (out_read, out_write) = outbound.into_split();
-                let mut tasks = t.lock().unwrap();
-                tasks.spawn(pass(in_read, out_write, generation.clone()));
-                tasks.spawn(pass(out_read, in_write, generation));
-            }
-        });
-        Relay { addr, quiet, tasks }
-    }
-
-    /// Silences the connections carried now; later ones pass bytes.
-    fn quiet(&self) {
-        let mut current = self.quiet.lock().unwrap();
-        current.cancel();
-        *current = CancellationToken::new();
-    }
-}
-
-impl Drop for Relay {
-    fn drop(&mut self) {
-        self.tasks.lock().unwrap().abort_all();
-    }
-}
-
-/// Copies `from` to `to` until quiet; then reads and drops whatever comes and, even when
-/// `from` ends, keeps `to` open (a silent network closes nothing).
-async fn pass(mut from: OwnedReadHalf, mut to: OwnedWriteHalf, quiet: CancellationToken) {
-    let mut buf = vec![0u8; 16 * 1024];
-    loop {
-        let read = tokio::select! {
-            biased;
-            () = quiet.cancelled() => break,
-            read = from.read(&mut buf) => read,
-        };
-        match read {
-            Ok(n) if n > 0 && !quiet.is_cancelled() => {
-                if to.write_all(&buf[..n]).await.is_err() {
-                    return;
-                }
-            }
-            Ok(n) if n > 0 => break,
-            _ => return,
-        }
-    }
-    while let Ok(n) = from.read(&mut buf).await {
-        if n == 0 {
-            break;
-        }
-    }
-    std::future::pending::<()>().await;
-    drop(to);
-}
-
-/// The next [`PeerEvent::Down`] on `events` (skipping others); fails the test after [`SAFETY`].
-async fn down(events: &mut broadcast::Receiver<PeerEvent>) -> (String, DownCause) {
-    loop {
-        match tokio::time::timeout(SAFETY, events.recv()).await {
-            Ok(Ok(PeerEvent::Down { name, cause, .. })) => return (name, cause),
-            Ok(Ok(_)) => {}
-            other => panic!("no down event: {other:?}"),
-        }
-    }
-}
-
-/// The next [`PeerEvent::Up`] on `events` (skipping others); fails the test after [`SAFETY`].
-async fn up(events: &mut broadcast::Receiver<PeerEvent>) -> String {
-    loop {
-        match tokio::time::timeout(SAFETY, events.recv()).await {
-            Ok(Ok(PeerEvent::Up { name, .. })) => return name,
-            Ok(Ok(_)) => {}
-            other => panic!("no up event: {other:?}"),
-        }
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_silent_peer_is_declared_down_its_callers_answered_and_the_session_heals_by_itself() {
@@ -158,8 +57,14 @@ async fn a_silent_peer_is_declared_down_its_callers_answered_and_the_session_hea
         .connect(relay.addr)
         .await
         .expect("B joins A through the relay");
-    assert_eq!(up(&mut b_events).await, "node_a");
-    assert_eq!(up(&mut a_events).await, "node_b");
+    assert_eq!(
+        next_event(&mut b_events, SAFETY, up).await.as_deref(),
+        Some("node_a")
+    );
+    assert_eq!(
+        next_event(&mut a_events, SAFETY, up).await.as_deref(),
+        Some("node_b")
+    );
     let remote = wait_for_remote_dispatcher(SAFETY)
         .await
         .expect("A's catalog actor appears in B's group");
@@ -210,12 +115,12 @@ async fn a_silent_peer_is_declared_down_its_callers_answered_and_the_session_hea
         .expect("an answer, not a dropped port");
     assert!(bare.expect_err("refused").is_unavailable());
     assert_eq!(
-        down(&mut b_events).await,
-        ("node_a".to_owned(), DownCause::Silent)
+        next_event(&mut b_events, SAFETY, down).await,
+        Some(("node_a".to_owned(), DownCause::Silent))
     );
     assert_eq!(
-        down(&mut a_events).await,
-        ("node_b".to_owned(), DownCause::Silent)
+        next_event(&mut a_events, SAFETY, down).await,
+        Some(("node_b".to_owned(), DownCause::Silent))
     );
     assert!(
         group
@@ -229,7 +134,10 @@ async fn a_silent_peer_is_declared_down_its_callers_answered_and_the_session_hea
     drop(held);
 
     // The relay passes bytes again: B's keeper reconnects by itself.
-    assert_eq!(up(&mut b_events).await, "node_a");
+    assert_eq!(
+        next_event(&mut b_events, SAFETY, up).await.as_deref(),
+        Some("node_a")
+    );
     let healed = wait_for_remote_dispatcher(SAFETY)
         .await
         .expect("A's catalog actor is back in B's group");

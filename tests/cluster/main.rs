@@ -17,6 +17,7 @@ mod cluster_federation;
 mod cluster_hardening;
 mod cluster_partition;
 mod cluster_silence;
+mod relay;
 
 /// Held by each test that starts `ractor_cluster` nodes in this process, for its whole run.
 static NODES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -99,5 +100,43 @@ impl GroupWatch {
 
     pub(crate) fn stop(self) {
         self.watcher.stop(None);
+    }
+}
+
+/// The next event on `events` that `pick` takes, or `None` after `limit` (or when the
+/// subscription ends or lags).
+pub(crate) async fn next_event<T>(
+    events: &mut tokio::sync::broadcast::Receiver<beam_mcp::runtime::cluster::PeerEvent>,
+    limit: std::time::Duration,
+    mut pick: impl FnMut(beam_mcp::runtime::cluster::PeerEvent) -> Option<T>,
+) -> Option<T> {
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        match tokio::time::timeout_at(deadline, events.recv()).await {
+            Ok(Ok(event)) => {
+                if let Some(t) = pick(event) {
+                    return Some(t);
+                }
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// An `Up`'s peer name.
+pub(crate) fn up(event: beam_mcp::runtime::cluster::PeerEvent) -> Option<String> {
+    match event {
+        beam_mcp::runtime::cluster::PeerEvent::Up { name, .. } => Some(name),
+        _ => None,
+    }
+}
+
+/// A `Down`'s peer name and cause.
+pub(crate) fn down(
+    event: beam_mcp::runtime::cluster::PeerEvent,
+) -> Option<(String, beam_mcp::runtime::cluster::DownCause)> {
+    match event {
+        beam_mcp::runtime::cluster::PeerEvent::Down { name, cause, .. } => Some((name, cause)),
+        _ => None,
     }
 }
