@@ -68,9 +68,7 @@ async fn a_session_left_by_a_cancelled_connect_is_kept_after_connect_answers_ok(
     let back = next_event(&mut b_events, Duration::from_secs(5), up).await;
 
     drop(relay);
-    node_b.stop(SAFETY).await;
-    node_a.stop(SAFETY).await;
-    runtime.stop(SAFETY).await.expect("runtime stops");
+    crate::stop_all(node_b, node_a, runtime).await;
     assert_eq!(
         back.as_deref(),
         Some("node_a"),
@@ -179,12 +177,7 @@ async fn a_keeper_backs_off_from_a_peer_that_closes_at_once() {
     let runtime = Application::start(host::server(), ApplicationConfig::new())
         .await
         .expect("runtime starts");
-    let node_a = ClusterNode::start(NodeConfig::new("node_a", COOKIE))
-        .await
-        .expect("A starts");
-    let node_b = ClusterNode::start(NodeConfig::new("node_b", COOKIE))
-        .await
-        .expect("B starts");
+    let (node_a, node_b) = crate::nodes_a_and_b(|name| NodeConfig::new(name, COOKIE)).await;
     let a_addr = node_a.addr();
     node_b.connect(a_addr).await.expect("B joins A");
     node_a.stop(SAFETY).await;

@@ -38,17 +38,12 @@ async fn a_silent_peer_is_declared_down_its_callers_answered_and_the_session_hea
     let runtime = Application::start(server, ApplicationConfig::new().workers(4))
         .await
         .expect("runtime starts");
-    let config = |name| {
+    let (node_a, node_b) = crate::nodes_a_and_b(|name| {
         NodeConfig::new(name, COOKIE)
             .detect(DETECT)
             .reconnect(RECONNECT)
-    };
-    let node_a = ClusterNode::start(config("node_a"))
-        .await
-        .expect("A starts");
-    let node_b = ClusterNode::start(config("node_b"))
-        .await
-        .expect("B starts");
+    })
+    .await;
     let mut a_events = node_a.subscribe();
     let mut b_events = node_b.subscribe();
     let relay = Relay::start(node_a.addr()).await;
@@ -154,9 +149,7 @@ async fn a_silent_peer_is_declared_down_its_callers_answered_and_the_session_hea
     );
 
     drop(relay);
-    node_b.stop(SAFETY).await;
-    node_a.stop(SAFETY).await;
-    runtime.stop(SAFETY).await.expect("runtime stops");
+    crate::stop_all(node_b, node_a, runtime).await;
 }
 
 /// A remote caller's bound is the call's deadline on both nodes: 25 callers with a short
@@ -173,12 +166,7 @@ async fn a_remote_callers_bound_is_the_calls_deadline_on_both_nodes() {
     let runtime = Application::start(server, config)
         .await
         .expect("runtime starts");
-    let node_a = ClusterNode::start(NodeConfig::new("node_a", COOKIE))
-        .await
-        .expect("A starts");
-    let node_b = ClusterNode::start(NodeConfig::new("node_b", COOKIE))
-        .await
-        .expect("B starts");
+    let (node_a, node_b) = crate::nodes_a_and_b(|name| NodeConfig::new(name, COOKIE)).await;
     node_b.connect(node_a.addr()).await.expect("B joins A");
     let remote = wait_for_remote_dispatcher(SAFETY)
         .await
@@ -213,9 +201,7 @@ async fn a_remote_callers_bound_is_the_calls_deadline_on_both_nodes() {
     assert!(counted.is_ok(), "{:?}", runtime.pool_stats());
     drop(held);
 
-    node_b.stop(SAFETY).await;
-    node_a.stop(SAFETY).await;
-    runtime.stop(SAFETY).await.expect("runtime stops");
+    crate::stop_all(node_b, node_a, runtime).await;
 }
 
 /// Two nodes that each connect to the other (as a cluster whose nodes all list their peers
@@ -227,12 +213,7 @@ async fn two_nodes_connecting_to_each_other_both_succeed_on_the_session_kept() {
     let runtime = Application::start(host::server(), ApplicationConfig::new())
         .await
         .expect("runtime starts");
-    let node_a = ClusterNode::start(NodeConfig::new("node_a", COOKIE))
-        .await
-        .expect("A starts");
-    let node_b = ClusterNode::start(NodeConfig::new("node_b", COOKIE))
-        .await
-        .expect("B starts");
+    let (node_a, node_b) = crate::nodes_a_and_b(|name| NodeConfig::new(name, COOKIE)).await;
     node_a.connect(node_b.addr()).await.expect("A joins B");
     node_b.connect(node_a.addr()).await.expect("B joins A");
     node_a
@@ -247,9 +228,7 @@ async fn two_nodes_connecting_to_each_other_both_succeed_on_the_session_kept() {
     assert_eq!(node_a.peers().await.expect("A runs"), 1);
     assert_eq!(node_b.peers().await.expect("B runs"), 1);
 
-    node_b.stop(SAFETY).await;
-    node_a.stop(SAFETY).await;
-    runtime.stop(SAFETY).await.expect("runtime stops");
+    crate::stop_all(node_b, node_a, runtime).await;
 }
 
 /// A connection to a node that never speaks (a scanner, a half-open client, a peer that hangs

@@ -140,3 +140,31 @@ pub(crate) fn down(
         _ => None,
     }
 }
+
+/// Nodes A and B (`node_a`, `node_b`), each started with `config` given its name; not connected.
+pub(crate) async fn nodes_a_and_b(
+    config: impl Fn(&'static str) -> beam_mcp::runtime::cluster::NodeConfig,
+) -> (
+    beam_mcp::runtime::cluster::ClusterNode,
+    beam_mcp::runtime::cluster::ClusterNode,
+) {
+    use beam_mcp::runtime::cluster::ClusterNode;
+    let a = ClusterNode::start(config("node_a"))
+        .await
+        .expect("A starts");
+    let b = ClusterNode::start(config("node_b"))
+        .await
+        .expect("B starts");
+    (a, b)
+}
+
+/// Stops node B, node A, then the runtime.
+pub(crate) async fn stop_all(
+    node_b: beam_mcp::runtime::cluster::ClusterNode,
+    node_a: beam_mcp::runtime::cluster::ClusterNode,
+    runtime: beam_mcp::runtime::ApplicationRef,
+) {
+    node_b.stop(host::SAFETY).await;
+    node_a.stop(host::SAFETY).await;
+    runtime.stop(host::SAFETY).await.expect("runtime stops");
+}
