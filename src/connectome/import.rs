@@ -232,29 +232,14 @@ fn exact_members(m: &Map<String, Value>, allowed: &[&str], at: &str) -> Result<(
     Ok(())
 }
 
-/// The node kind named `name`, if it is one.
+/// The node kind named `name`, if it is one ([`NodeKind::from_name`]).
 pub fn node_kind(name: &str) -> Option<NodeKind> {
-    [
-        NodeKind::Dispatch,
-        NodeKind::Tool,
-        NodeKind::Function,
-        NodeKind::Module,
-        NodeKind::Package,
-    ]
-    .into_iter()
-    .find(|k| k.as_str() == name)
+    NodeKind::from_name(name)
 }
 
-/// The edge kind named `name`, if it is one.
+/// The edge kind named `name`, if it is one ([`EdgeKind::from_name`]).
 pub fn edge_kind(name: &str) -> Option<EdgeKind> {
-    [
-        EdgeKind::Dispatch,
-        EdgeKind::Serves,
-        EdgeKind::Call,
-        EdgeKind::ModuleCall,
-    ]
-    .into_iter()
-    .find(|k| k.as_str() == name)
+    EdgeKind::from_name(name)
 }
 
 /// The sign named `name`, if it is one ([`Sign::from_name`]: the verdicts are named in the

@@ -49,6 +49,20 @@ pub enum NodeKind {
 }
 
 impl NodeKind {
+    /// The node kind an export names `name`, when it is one (the inverse of
+    /// [`NodeKind::as_str`]).
+    pub fn from_name(name: &str) -> Option<NodeKind> {
+        [
+            NodeKind::Dispatch,
+            NodeKind::Tool,
+            NodeKind::Function,
+            NodeKind::Module,
+            NodeKind::Package,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == name)
+    }
+
     /// The name written in exports.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -81,6 +95,19 @@ pub enum EdgeKind {
 }
 
 impl EdgeKind {
+    /// The edge kind an export (or a peer's snapshot) names `name`, when it is one (the
+    /// inverse of [`EdgeKind::as_str`]).
+    pub fn from_name(name: &str) -> Option<EdgeKind> {
+        [
+            EdgeKind::Dispatch,
+            EdgeKind::Serves,
+            EdgeKind::Call,
+            EdgeKind::ModuleCall,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == name)
+    }
+
     /// The name written in exports.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -220,25 +220,22 @@ impl NodeShared {
             self.links.forget(&link);
             return Err(ClusterError::NotRunning);
         }
-        let (bounded, handshake) = (link.clone(), self.handshake);
+        let (links, watched) = (self.links.clone(), link.clone());
+        let (detect, handshake) = (self.detect, self.handshake);
         tokio::spawn(async move {
-            if link::handshake(bounded.clone(), handshake).await {
-                tracing::warn!(
-                    peer = %bounded.peer(),
-                    "a connection carried no ready session within {} ms: closed",
-                    handshake.as_millis()
-                );
-            }
-        });
-        let (links, watched, detect) = (self.links.clone(), link.clone(), self.detect);
-        tokio::spawn(async move {
-            if link::watch(watched.clone(), detect).await {
-                tracing::warn!(
+            match link::watch(watched.clone(), detect, handshake).await {
+                Some(link::Failed::Silent) => tracing::warn!(
                     peer = %watched.peer(),
                     node = watched.name().unwrap_or("?"),
                     "a peer node sent nothing for {} ms: declared down",
                     detect.as_millis()
-                );
+                ),
+                Some(link::Failed::NoSession) => tracing::warn!(
+                    peer = %watched.peer(),
+                    "a connection carried no ready session within {} ms: closed",
+                    handshake.as_millis()
+                ),
+                None => {}
             }
             watched.closed().cancelled().await;
             // The node server reports the session's end just after its reader goes (that

@@ -134,7 +134,7 @@ impl Link {
     }
 
     /// Declares the peer silent: every read and write on the link fails from now on.
-    pub(super) fn declare(&self) {
+    fn declare(&self) {
         self.declared.store(true, Ordering::Release);
         let parked = std::mem::take(&mut *self.parked.lock().unwrap_or_else(|e| e.into_inner()));
         for waker in parked.into_iter().flatten() {
@@ -179,42 +179,48 @@ pub(super) fn tune(stream: &TcpStream, detect: Duration) {
     }
 }
 
-/// Watches `link` until it closes: declares it silent once the peer has sent nothing for
-/// `detect`. Returns whether it declared.
+/// Why the watch failed a link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Failed {
+    /// The peer sent nothing for the detection bound.
+    Silent,
+    /// The link carried no ready session within the handshake timeout (a client that never
+    /// authenticates, however often it sends a byte).
+    NoSession,
+}
+
+/// Watches `link` until it closes, and fails it (every read and write, as [`Link::declare`])
+/// once the peer has sent nothing for `detect`, or once `handshake` has passed since it opened
+/// without a ready session over it. Returns why it failed the link, if it did.
 ///
 /// # Cancel safety
 /// Dropping it stops the watch; the link is left as it was.
-pub(super) async fn watch(link: Arc<Link>, detect: Duration) -> bool {
+pub(super) async fn watch(
+    link: Arc<Link>,
+    detect: Duration,
+    handshake: Duration,
+) -> Option<Failed> {
+    let session_due = link.born + handshake;
     loop {
-        let due = Instant::now() + detect.saturating_sub(link.silent_for());
+        let silent_due = Instant::now() + detect.saturating_sub(link.silent_for());
+        let due = if link.is_ready() {
+            silent_due
+        } else {
+            silent_due.min(session_due)
+        };
         tokio::select! {
-            () = link.closed.cancelled() => return false,
+            () = link.closed.cancelled() => return None,
             () = tokio::time::sleep_until(due) => {
-                if link.silent_for() >= detect {
-                    link.declare();
-                    return true;
-                }
+                let failed = if link.silent_for() >= detect {
+                    Failed::Silent
+                } else if !link.is_ready() && Instant::now() >= session_due {
+                    Failed::NoSession
+                } else {
+                    continue;
+                };
+                link.declare();
+                return Some(failed);
             }
-        }
-    }
-}
-
-/// Gives a link `handshake` to carry a ready session: one that is not by then (a client that
-/// never authenticates, however often it sends a byte) is failed as a silent one is. Returns
-/// whether it failed the link.
-///
-/// # Cancel safety
-/// Dropping it stops the wait; the link is left as it was.
-pub(super) async fn handshake(link: Arc<Link>, handshake: Duration) -> bool {
-    tokio::select! {
-        () = link.ready.cancelled() => false,
-        () = link.closed.cancelled() => false,
-        () = tokio::time::sleep(handshake) => {
-            if link.is_ready() {
-                return false;
-            }
-            link.declare();
-            true
         }
     }
 }
@@ -334,6 +340,8 @@ impl AsyncWrite for LinkWrite {
 mod tests {
     use super::*;
 
+    const DAY: Duration = Duration::from_secs(86_400);
+
     #[test]
     fn a_label_names_its_link() {
         let link = Link::new(17, "10.0.0.1:7000".parse().unwrap(), true);
@@ -346,19 +354,23 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_silent_link_is_declared_after_the_bound_and_a_heard_one_is_not() {
         let link = Arc::new(Link::new(1, "127.0.0.1:1".parse().unwrap(), true));
-        let watch = tokio::spawn(watch(link.clone(), Duration::from_secs(3)));
+        let watch = tokio::spawn(watch(link.clone(), Duration::from_secs(3), DAY));
         tokio::time::sleep(Duration::from_millis(2_500)).await;
         link.heard_now();
         tokio::time::sleep(Duration::from_millis(2_500)).await;
         assert!(!link.is_declared(), "heard 2.5 s ago, the bound is 3 s");
-        assert!(watch.await.unwrap(), "declared once silent for the bound");
+        assert_eq!(
+            watch.await.unwrap(),
+            Some(Failed::Silent),
+            "declared once silent for the bound"
+        );
         assert!(link.is_declared());
         assert!(link.silent_for() >= Duration::from_secs(3));
 
         let closed = Arc::new(Link::new(2, "127.0.0.1:1".parse().unwrap(), true));
-        let watch = tokio::spawn(super::watch(closed.clone(), Duration::from_secs(3)));
+        let watch = tokio::spawn(super::watch(closed.clone(), Duration::from_secs(3), DAY));
         closed.closed.cancel();
-        assert!(!watch.await.unwrap(), "a closed link is not declared");
+        assert_eq!(watch.await.unwrap(), None, "a closed link is not declared");
     }
 
     #[tokio::test]
@@ -375,8 +387,8 @@ mod tests {
         assert!(printed.contains("reconnect: 86400s"), "{printed}");
         tune(&stream, Duration::from_secs(86_400));
         let link = Arc::new(Link::new(3, listener.local_addr().unwrap(), true));
-        let watch = tokio::spawn(watch(link.clone(), Duration::from_secs(86_400)));
+        let watch = tokio::spawn(watch(link.clone(), DAY, DAY));
         link.closed.cancel();
-        assert!(!watch.await.unwrap());
+        assert_eq!(watch.await.unwrap(), None);
     }
 }

@@ -43,17 +43,6 @@ struct WireEdge {
     count: u64,
 }
 
-fn edge_kind(name: &str) -> Option<EdgeKind> {
-    [
-        EdgeKind::Dispatch,
-        EdgeKind::Serves,
-        EdgeKind::Call,
-        EdgeKind::ModuleCall,
-    ]
-    .into_iter()
-    .find(|k| k.as_str() == name)
-}
-
 impl Contribution {
     /// `node`'s observed graph, ready to cross.
     pub fn of(node: &str, graph: &Graph) -> Self {
@@ -81,7 +70,7 @@ impl Contribution {
     pub fn graph(&self) -> Option<Graph> {
         let mut graph = Graph::new();
         for e in &self.edges {
-            let kind = edge_kind(&e.kind)?;
+            let kind = EdgeKind::from_name(&e.kind)?;
             graph.add_count(EdgeKey::new(kind, e.from.clone(), e.to.clone()), e.count);
         }
         Some(graph)
