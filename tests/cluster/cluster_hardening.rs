@@ -121,9 +121,15 @@ async fn an_unauthenticated_client_dripping_bytes_is_closed_after_the_handshake_
             }
         });
     }
-    tokio::time::sleep(handshake * 8).await;
+    // Each client ends when the node closes it (its 1 MiB would take hours at this pace):
+    // waiting for them all is waiting for the closes.
+    let all_ended = tokio::time::timeout(SAFETY, async {
+        while clients.join_next().await.is_some() {}
+    })
+    .await;
     let closed = closed.load(Ordering::SeqCst);
     clients.abort_all();
+    assert!(all_ended.is_ok(), "{closed} of 32 clients closed");
     node.stop(SAFETY).await;
     assert_eq!(
         closed, 32,
@@ -298,11 +304,15 @@ async fn a_local_callers_port_timeout_is_not_counted_as_a_lost_worker() {
         .expect("sent");
     let held = gate.started().await;
     let answer = tokio::time::timeout(SAFETY, rx).await.expect("answered");
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The pool counts before it answers: the stats are final once the answer is here.
     let stats = runtime.pool_stats();
     drop(held);
     runtime.stop(SAFETY).await.expect("runtime stops");
-    eprintln!("answer: {answer:?}; {stats:?}");
+    let refused = answer
+        .expect("an answer")
+        .expect_err("ended at the caller's bound");
+    assert!(refused.is_deadline(), "{refused}");
+    assert_eq!(stats.deadlines, 1, "{stats:?}");
     assert_eq!(
         stats.worker_restarts, 0,
         "a caller's own bound is not a lost worker: {stats:?}"
